@@ -1,0 +1,237 @@
+//! Device intrinsics: thread and block indices, barriers, fences, scoped
+//! atomics, sleep and the global timer.
+//!
+//! On `nvptx64` each function is inline PTX (see [`nvptx`](self) source) so that
+//! scope and ordering are exactly what the name says: `core::sync::atomic`
+//! read-modify-write operations lose both on the nvptx LLVM backend. On the
+//! host the same functions run on std atomics inside the CPU emulator.
+//!
+//! Memory operations follow the PTX memory model: a [`Scope`] names the set of
+//! threads that the operation synchronises with, an [`Ordering`] its
+//! semantics. Pointers are generic addresses, so the same call works on device
+//! memory and on pinned host memory mapped into the device.
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host;
+#[cfg(target_arch = "nvptx64")]
+mod nvptx;
+
+#[cfg(not(target_arch = "nvptx64"))]
+use host as imp;
+#[cfg(target_arch = "nvptx64")]
+use nvptx as imp;
+
+/// A three-component index or dimension, as CUDA's `dim3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// x component.
+    pub x: u32,
+    /// y component.
+    pub y: u32,
+    /// z component.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// A one-dimensional value `(x, 1, 1)`.
+    pub const fn x(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+
+    /// The product `x * y * z`.
+    pub const fn volume(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+/// The set of threads a memory operation or fence synchronises with
+/// (PTX `.cta`, `.gpu`, `.sys`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The threads of the calling thread block (`.cta`).
+    Block,
+    /// All threads of the calling GPU (`.gpu`).
+    Gpu,
+    /// All threads of the system: other GPUs and the host (`.sys`).
+    System,
+}
+
+/// Memory ordering of an atomic read-modify-write operation (PTX `.sem`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ordering {
+    /// No ordering beyond the atomicity of the operation itself.
+    Relaxed,
+    /// Later accesses of this thread are not moved before the operation.
+    Acquire,
+    /// Earlier accesses of this thread are not moved after the operation.
+    Release,
+    /// Both [`Ordering::Acquire`] and [`Ordering::Release`].
+    AcqRel,
+}
+
+/// A word that supports scoped atomic operations: `u32` and `u64`.
+///
+/// The methods are the backend's; call the free functions of this module.
+pub trait AtomicWord: Copy + sealed::Sealed {
+    #[doc(hidden)]
+    unsafe fn load_relaxed(ptr: *const Self, scope: Scope) -> Self;
+    #[doc(hidden)]
+    unsafe fn load_acquire(ptr: *const Self, scope: Scope) -> Self;
+    #[doc(hidden)]
+    unsafe fn store_relaxed(ptr: *mut Self, value: Self, scope: Scope);
+    #[doc(hidden)]
+    unsafe fn store_release(ptr: *mut Self, value: Self, scope: Scope);
+    #[doc(hidden)]
+    unsafe fn fetch_add(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self;
+    #[doc(hidden)]
+    unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self;
+    #[doc(hidden)]
+    unsafe fn compare_exchange(
+        ptr: *mut Self,
+        current: Self,
+        new: Self,
+        order: Ordering,
+        scope: Scope,
+    ) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// Index of the calling thread within its block (`%tid`).
+#[inline(always)]
+pub fn thread_idx() -> Dim3 {
+    imp::thread_idx()
+}
+
+/// Index of the calling block within the grid (`%ctaid`).
+#[inline(always)]
+pub fn block_idx() -> Dim3 {
+    imp::block_idx()
+}
+
+/// Dimensions of a block in threads (`%ntid`).
+#[inline(always)]
+pub fn block_dim() -> Dim3 {
+    imp::block_dim()
+}
+
+/// Dimensions of the grid in blocks (`%nctaid`).
+#[inline(always)]
+pub fn grid_dim() -> Dim3 {
+    imp::grid_dim()
+}
+
+/// Block-wide barrier (`bar.sync 0`): no thread of the block continues until
+/// all have arrived, and block-scoped memory accesses before it are visible
+/// to the block after it. Every thread of the block must reach the same call.
+#[inline(always)]
+pub fn sync_threads() {
+    imp::sync_threads()
+}
+
+/// Acquire-release fence at `scope` (`fence.acq_rel.{cta,gpu,sys}`).
+#[inline(always)]
+pub fn fence(scope: Scope) {
+    imp::fence_acq_rel(scope)
+}
+
+/// Sequentially consistent fence at `scope` (`fence.sc.{cta,gpu,sys}`).
+#[inline(always)]
+pub fn fence_seq_cst(scope: Scope) {
+    imp::fence_sc(scope)
+}
+
+/// Relaxed atomic load (`ld.relaxed.scope`).
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads.
+#[inline(always)]
+pub unsafe fn load_relaxed<T: AtomicWord>(ptr: *const T, scope: Scope) -> T {
+    T::load_relaxed(ptr, scope)
+}
+
+/// Acquire load (`ld.acquire.scope`): pairs with a release at `scope`.
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads.
+#[inline(always)]
+pub unsafe fn load_acquire<T: AtomicWord>(ptr: *const T, scope: Scope) -> T {
+    T::load_acquire(ptr, scope)
+}
+
+/// Relaxed atomic store (`st.relaxed.scope`).
+///
+/// # Safety
+/// `ptr` must be valid and aligned for writes.
+#[inline(always)]
+pub unsafe fn store_relaxed<T: AtomicWord>(ptr: *mut T, value: T, scope: Scope) {
+    T::store_relaxed(ptr, value, scope)
+}
+
+/// Release store (`st.release.scope`): everything this thread wrote before
+/// is visible to a thread in `scope` that acquires the value.
+///
+/// # Safety
+/// `ptr` must be valid and aligned for writes.
+#[inline(always)]
+pub unsafe fn store_release<T: AtomicWord>(ptr: *mut T, value: T, scope: Scope) {
+    T::store_release(ptr, value, scope)
+}
+
+/// Atomic add returning the previous value (`atom.sem.scope.add`).
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads and writes.
+#[inline(always)]
+pub unsafe fn fetch_add<T: AtomicWord>(ptr: *mut T, value: T, order: Ordering, scope: Scope) -> T {
+    T::fetch_add(ptr, value, order, scope)
+}
+
+/// Atomic exchange returning the previous value (`atom.sem.scope.exch`).
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads and writes.
+#[inline(always)]
+pub unsafe fn swap<T: AtomicWord>(ptr: *mut T, value: T, order: Ordering, scope: Scope) -> T {
+    T::swap(ptr, value, order, scope)
+}
+
+/// Atomic compare-and-swap (`atom.sem.scope.cas`): stores `new` if the value
+/// equals `current`; returns the previous value either way.
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads and writes.
+#[inline(always)]
+pub unsafe fn compare_exchange<T: AtomicWord>(
+    ptr: *mut T,
+    current: T,
+    new: T,
+    order: Ordering,
+    scope: Scope,
+) -> T {
+    T::compare_exchange(ptr, current, new, order, scope)
+}
+
+/// Suspends the thread for about `ns` nanoseconds (`nanosleep`); use it as
+/// back-off in poll loops. In the emulator it yields the OS thread.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    imp::nanosleep(ns)
+}
+
+/// The GPU's global nanosecond timer (`%globaltimer`); wall-clock
+/// nanoseconds in the emulator.
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    imp::global_timer()
+}
+
+/// Aborts the kernel (`trap`); the host's launch returns an error.
+#[inline(always)]
+pub fn trap() -> ! {
+    imp::trap()
+}

@@ -1,0 +1,155 @@
+//! The nvptx64 backend: each intrinsic is inline PTX.
+//!
+//! Memory operations use generic addressing (no `.global` state space), so
+//! they are correct for device memory and for mapped host memory alike.
+
+use super::{AtomicWord, Dim3, Ordering, Scope};
+use core::arch::asm;
+
+macro_rules! special_register {
+    ($name:expr) => {{
+        let r: u32;
+        // SAFETY: reading a special register has no side effects.
+        unsafe {
+            asm!(concat!("mov.u32 {}, ", $name, ";"), out(reg32) r, options(pure, nomem, nostack))
+        };
+        r
+    }};
+}
+
+macro_rules! dim3 {
+    ($reg:literal) => {
+        Dim3 {
+            x: special_register!(concat!($reg, ".x")),
+            y: special_register!(concat!($reg, ".y")),
+            z: special_register!(concat!($reg, ".z")),
+        }
+    };
+}
+
+#[inline(always)]
+pub fn thread_idx() -> Dim3 {
+    dim3!("%tid")
+}
+#[inline(always)]
+pub fn block_idx() -> Dim3 {
+    dim3!("%ctaid")
+}
+#[inline(always)]
+pub fn block_dim() -> Dim3 {
+    dim3!("%ntid")
+}
+#[inline(always)]
+pub fn grid_dim() -> Dim3 {
+    dim3!("%nctaid")
+}
+
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: a barrier; the asm block is a memory clobber so no access moves across it.
+    unsafe { asm!("bar.sync 0;", options(nostack)) }
+}
+
+/// Expands to one `asm!` per scope, with the scope's PTX name spliced between
+/// `pre` and `post`. With a constant scope, inlining leaves one instruction.
+macro_rules! asm_scoped {
+    ($scope:expr, [$($pre:expr),*], [$($post:expr),*], $($ops:tt)*) => {
+        match $scope {
+            Scope::Block => asm!(concat!($($pre,)* "cta", $($post),*), $($ops)*),
+            Scope::Gpu => asm!(concat!($($pre,)* "gpu", $($post),*), $($ops)*),
+            Scope::System => asm!(concat!($($pre,)* "sys", $($post),*), $($ops)*),
+        }
+    };
+}
+
+/// As [`asm_scoped`], with the ordering's PTX `.sem` spliced in first.
+macro_rules! asm_sem_scoped {
+    ($order:expr, $scope:expr, [$($pre:expr),*], [$($post:expr),*], $($ops:tt)*) => {
+        match $order {
+            Ordering::Relaxed => asm_scoped!($scope, [$($pre,)* "relaxed."], [$($post),*], $($ops)*),
+            Ordering::Acquire => asm_scoped!($scope, [$($pre,)* "acquire."], [$($post),*], $($ops)*),
+            Ordering::Release => asm_scoped!($scope, [$($pre,)* "release."], [$($post),*], $($ops)*),
+            Ordering::AcqRel => asm_scoped!($scope, [$($pre,)* "acq_rel."], [$($post),*], $($ops)*),
+        }
+    };
+}
+
+#[inline(always)]
+pub fn fence_acq_rel(scope: Scope) {
+    // SAFETY: a fence has no operands.
+    unsafe { asm_scoped!(scope, ["fence.acq_rel."], [";"], options(nostack)) }
+}
+
+#[inline(always)]
+pub fn fence_sc(scope: Scope) {
+    // SAFETY: a fence has no operands.
+    unsafe { asm_scoped!(scope, ["fence.sc."], [";"], options(nostack)) }
+}
+
+macro_rules! impl_atomic_word {
+    ($t:ty, $reg:ident, $u:literal, $b:literal) => {
+        impl AtomicWord for $t {
+            #[inline(always)]
+            unsafe fn load_relaxed(ptr: *const Self, scope: Scope) -> Self {
+                let v: $t;
+                asm_scoped!(scope, ["ld.relaxed."], [".", $u, " {}, [{}];"], out($reg) v, in(reg64) ptr, options(nostack));
+                v
+            }
+            #[inline(always)]
+            unsafe fn load_acquire(ptr: *const Self, scope: Scope) -> Self {
+                let v: $t;
+                asm_scoped!(scope, ["ld.acquire."], [".", $u, " {}, [{}];"], out($reg) v, in(reg64) ptr, options(nostack));
+                v
+            }
+            #[inline(always)]
+            unsafe fn store_relaxed(ptr: *mut Self, value: Self, scope: Scope) {
+                asm_scoped!(scope, ["st.relaxed."], [".", $u, " [{}], {};"], in(reg64) ptr, in($reg) value, options(nostack));
+            }
+            #[inline(always)]
+            unsafe fn store_release(ptr: *mut Self, value: Self, scope: Scope) {
+                asm_scoped!(scope, ["st.release."], [".", $u, " [{}], {};"], in(reg64) ptr, in($reg) value, options(nostack));
+            }
+            #[inline(always)]
+            unsafe fn fetch_add(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self {
+                let old: $t;
+                asm_sem_scoped!(order, scope, ["atom."], [".add.", $u, " {}, [{}], {};"], out($reg) old, in(reg64) ptr, in($reg) value, options(nostack));
+                old
+            }
+            #[inline(always)]
+            unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self {
+                let old: $t;
+                asm_sem_scoped!(order, scope, ["atom."], [".exch.", $b, " {}, [{}], {};"], out($reg) old, in(reg64) ptr, in($reg) value, options(nostack));
+                old
+            }
+            #[inline(always)]
+            unsafe fn compare_exchange(ptr: *mut Self, current: Self, new: Self, order: Ordering, scope: Scope) -> Self {
+                let old: $t;
+                asm_sem_scoped!(order, scope, ["atom."], [".cas.", $b, " {}, [{}], {}, {};"], out($reg) old, in(reg64) ptr, in($reg) current, in($reg) new, options(nostack));
+                old
+            }
+        }
+    };
+}
+
+impl_atomic_word!(u32, reg32, "u32", "b32");
+impl_atomic_word!(u64, reg64, "u64", "b64");
+
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: no memory operands.
+    unsafe { asm!("nanosleep.u32 {};", in(reg32) ns, options(nomem, nostack)) }
+}
+
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register; not `pure`, since it changes.
+    unsafe { asm!("mov.u64 {}, %globaltimer;", out(reg64) t, options(nomem, nostack)) };
+    t
+}
+
+#[inline(always)]
+pub fn trap() -> ! {
+    // SAFETY: ends the kernel.
+    unsafe { asm!("trap;", options(noreturn, nostack)) }
+}

@@ -1,0 +1,7 @@
+// ANCHOR: build
+fn main() {
+    dcuda_builder::PtxBuilder::new("../kernels-ptx/smoke")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+// ANCHOR_END: build

@@ -1,0 +1,6 @@
+//! Shared pieces of the examples and end-to-end tests.
+
+/// The PTX of `kernels-ptx/smoke`, built by this crate's build script.
+pub fn smoke_ptx() -> dcuda::Ptx {
+    dcuda::include_ptx!("dcuda_smoke_kernels")
+}

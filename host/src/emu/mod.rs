@@ -1,0 +1,223 @@
+//! The CPU emulator backend: "device memory" is host memory, and a launch
+//! runs every emulated GPU thread as an OS thread with the kernel compiled
+//! for the host (see `dcuda_device::emu` for the per-thread side).
+//!
+//! Blocks of a normal launch run in waves of as many as fit in the
+//! emulator's thread limit, as a GPU runs blocks that do not fit
+//! co-resident later; a cooperative launch runs all blocks at once and is
+//! rejected if they do not fit, as on a GPU.
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::runtime::DeviceInfo;
+use dcuda_device::emu::{self as ctx, Aborted, BlockContext, LaunchContext, ThreadContext};
+use dcuda_device::Dim3;
+use std::alloc::Layout;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+/// Alignment of emulated device allocations, as `cudaMalloc` gives.
+const ALIGN: usize = 256;
+/// Stack of each emulated thread; kernels use little stack.
+const THREAD_STACK: usize = 256 * 1024;
+
+pub(crate) struct EmuDevice {
+    max_threads: usize,
+}
+
+impl EmuDevice {
+    /// The default co-residency limit in threads.
+    pub const DEFAULT_THREADS: usize = 4096;
+
+    pub fn new(max_threads: usize) -> Self {
+        EmuDevice { max_threads }
+    }
+
+    pub fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            backend: Backend::Emulator,
+            name: format!("{} threads at once", self.max_threads),
+            ordinal: 0,
+            compute_capability: None,
+            multiprocessors: std::thread::available_parallelism()
+                .map(|n| n.get() as u32)
+                .unwrap_or(1),
+        }
+    }
+
+    pub fn max_coresident_blocks(&self, block_threads: u32) -> u32 {
+        (self.max_threads / block_threads.max(1) as usize) as u32
+    }
+
+    fn layout(bytes: usize, call: &'static str) -> Result<Layout> {
+        Layout::from_size_align(bytes.max(1), ALIGN).map_err(|e| Error::Alloc {
+            call,
+            bytes,
+            reason: e.to_string(),
+        })
+    }
+
+    pub fn alloc(&self, bytes: usize, call: &'static str) -> Result<u64> {
+        let layout = Self::layout(bytes, call)?;
+        // SAFETY: non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(Error::Alloc {
+                call,
+                bytes,
+                reason: "out of host memory".into(),
+            });
+        }
+        Ok(p as usize as u64)
+    }
+
+    pub fn free(&self, addr: u64, bytes: usize) {
+        if let Ok(layout) = Self::layout(bytes, "free") {
+            // SAFETY: allocated by `alloc` with this layout.
+            unsafe { std::alloc::dealloc(addr as usize as *mut u8, layout) }
+        }
+    }
+
+    /// Starts a grid on a coordinator thread.
+    pub fn launch<A: Copy + 'static>(
+        &self,
+        entry: fn(A),
+        args: A,
+        grid: Dim3,
+        block: Dim3,
+        cooperative: bool,
+    ) -> EmuLaunch {
+        let max_threads = self.max_threads;
+        let args = AssertSend(args);
+        let handle = std::thread::Builder::new()
+            .name("dcuda-emu-grid".into())
+            .spawn(move || {
+                let args = args;
+                run_grid(entry, args.0, grid, block, cooperative, max_threads)
+            })
+            .map_err(|e| e.to_string());
+        EmuLaunch {
+            handle: Some(handle),
+        }
+    }
+}
+
+/// Kernel arguments are raw pointers and plain values that every emulated
+/// thread reads; the launch contract makes sharing them sound.
+#[derive(Clone, Copy)]
+struct AssertSend<T>(T);
+// SAFETY: see above.
+unsafe impl<T> Send for AssertSend<T> {}
+unsafe impl<T> Sync for AssertSend<T> {}
+
+fn indices(d: Dim3) -> impl Iterator<Item = Dim3> {
+    (0..d.z).flat_map(move |z| (0..d.y).flat_map(move |y| (0..d.x).map(move |x| Dim3 { x, y, z })))
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".into()
+    }
+}
+
+fn run_grid<A: Copy>(
+    entry: fn(A),
+    args: A,
+    grid: Dim3,
+    block: Dim3,
+    cooperative: bool,
+    max_threads: usize,
+) -> Result<(), String> {
+    let per_block = block.volume() as usize;
+    let blocks: Vec<Dim3> = indices(grid).collect();
+    let wave = if cooperative {
+        blocks.len()
+    } else {
+        (max_threads / per_block).max(1)
+    };
+    let launch = LaunchContext::new();
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let args = AssertSend(args);
+    let fail = |msg: String| {
+        let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
+        f.get_or_insert(msg);
+        launch.abort();
+    };
+    for chunk in blocks.chunks(wave) {
+        std::thread::scope(|s| {
+            for &block_idx in chunk {
+                let block_ctx = BlockContext::new(per_block);
+                for thread_idx in indices(block) {
+                    let tc = ThreadContext {
+                        thread_idx,
+                        block_idx,
+                        block_dim: block,
+                        grid_dim: grid,
+                        block: block_ctx.clone(),
+                        launch: launch.clone(),
+                    };
+                    let args = &args;
+                    let fail = &fail;
+                    let spawned = std::thread::Builder::new()
+                        .stack_size(THREAD_STACK)
+                        .spawn_scoped(s, move || {
+                            let r =
+                                catch_unwind(AssertUnwindSafe(|| ctx::enter(tc, || entry(args.0))));
+                            if let Err(payload) = r {
+                                if !payload.is::<Aborted>() {
+                                    fail(format!(
+                                        "block ({},{},{}) thread ({},{},{}) panicked: {}",
+                                        block_idx.x,
+                                        block_idx.y,
+                                        block_idx.z,
+                                        thread_idx.x,
+                                        thread_idx.y,
+                                        thread_idx.z,
+                                        panic_message(&*payload)
+                                    ));
+                                }
+                            }
+                        });
+                    if let Err(e) = spawned {
+                        fail(format!("the emulator could not start a thread: {e}"));
+                        return;
+                    }
+                }
+            }
+        });
+        if launch.is_aborted() {
+            break;
+        }
+    }
+    match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(msg) => Err(msg),
+        None => Ok(()),
+    }
+}
+
+/// A grid running on the emulator.
+pub(crate) struct EmuLaunch {
+    handle: Option<std::result::Result<JoinHandle<Result<(), String>>, String>>,
+}
+
+impl EmuLaunch {
+    pub fn wait(&mut self) -> Result<(), String> {
+        match self.handle.take() {
+            None => Ok(()),
+            Some(Err(e)) => Err(format!("the emulator could not start the grid: {e}")),
+            Some(Ok(h)) => h.join().unwrap_or_else(|p| Err(panic_message(&*p))),
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        match &self.handle {
+            Some(Ok(h)) => h.is_finished(),
+            _ => true,
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Errors of the host runtime. Each names the call and the values involved.
+
+/// A result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The GPU backend was requested but `libcuda` could not be loaded.
+    #[error("dcuda: the GPU backend needs the CUDA driver, but libcuda.so could not be loaded (is the NVIDIA driver installed? use DCUDA_BACKEND=emulator to run on the CPU)")]
+    NoDriver,
+    /// The GPU backend was requested but there is no (such) device.
+    #[error("dcuda: no CUDA device with ordinal {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The requested device ordinal.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("dcuda: {call} failed: {code}: {message}")]
+    Cuda {
+        /// The driver call.
+        call: &'static str,
+        /// The `CUresult` name.
+        code: String,
+        /// The driver's description.
+        message: String,
+    },
+    /// An environment variable has a value dcuda does not understand.
+    #[error("dcuda: {var}={value:?} is not valid; expected {expected}")]
+    InvalidEnv {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What would be valid.
+        expected: &'static str,
+    },
+    /// A module holds no PTX the device can run.
+    #[error("dcuda: module `{module}` has PTX for {available} but the device is sm_{device}; rebuild with DCUDA_ARCH including an architecture <= sm_{device}")]
+    PtxArch {
+        /// The module.
+        module: String,
+        /// The architectures it was built for.
+        available: String,
+        /// The device's compute capability, as `major*10+minor`.
+        device: u32,
+    },
+    /// The driver rejected a module's PTX.
+    #[error("dcuda: loading module `{module}` (sm_{arch}) failed: {code}\n{log}")]
+    PtxLoad {
+        /// The module.
+        module: String,
+        /// The PTX variant that was tried.
+        arch: u32,
+        /// The `CUresult` name.
+        code: String,
+        /// The JIT compiler's error log.
+        log: String,
+    },
+    /// A launch names a kernel the module does not contain.
+    #[error("dcuda: module `{module}` has no kernel `{kernel}` (kernels: {available})")]
+    KernelNotFound {
+        /// The module.
+        module: String,
+        /// The requested kernel.
+        kernel: String,
+        /// The kernels it has.
+        available: String,
+    },
+    /// A launch configuration is invalid or cannot run.
+    #[error("dcuda: launch of `{kernel}` rejected: {reason}")]
+    InvalidLaunch {
+        /// The kernel.
+        kernel: String,
+        /// Why.
+        reason: String,
+    },
+    /// A kernel failed while running (a device panic traps).
+    #[error("dcuda: kernel `{kernel}` failed: {message}")]
+    KernelFault {
+        /// The kernel.
+        kernel: String,
+        /// What the backend reported.
+        message: String,
+    },
+    /// A copy between buffers of different lengths.
+    #[error("dcuda: {call}: buffer has {expected} elements but the host slice has {actual}")]
+    LengthMismatch {
+        /// The call.
+        call: &'static str,
+        /// The buffer's length.
+        expected: usize,
+        /// The slice's length.
+        actual: usize,
+    },
+    /// An allocation failed.
+    #[error("dcuda: {call}: cannot allocate {bytes} bytes: {reason}")]
+    Alloc {
+        /// The call.
+        call: &'static str,
+        /// The requested size.
+        bytes: usize,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn cuda(call: &'static str, e: cudarc::driver::DriverError) -> Error {
+        let code = e
+            .error_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{:?}", e.0));
+        let message = e
+            .error_string()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Error::Cuda {
+            call,
+            code,
+            message,
+        }
+    }
+}

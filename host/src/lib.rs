@@ -1,0 +1,45 @@
+//! The dcuda host runtime.
+//!
+//! A [`Runtime`] owns one device, either a GPU, driven through the CUDA
+//! driver API (`libcuda`, found at run time), or the CPU emulator, which runs
+//! the same kernels compiled for the host. The backend is picked at start:
+//! the GPU when a driver and a device are present, else the emulator;
+//! override it with [`RuntimeBuilder::backend`] or `DCUDA_BACKEND`.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), dcuda::Error> {
+//! let rt = dcuda::Runtime::new()?; // prints the backend it chose
+//! let data = rt.upload(&[1.0f32, 2.0, 3.0])?;
+//! assert_eq!(data.download()?, vec![1.0, 2.0, 3.0]);
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+mod backend;
+mod emu;
+mod error;
+mod gpu;
+mod memory;
+mod module;
+mod runtime;
+
+pub use backend::{Backend, BackendChoice};
+pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam};
+pub use dcuda_device::Dim3;
+pub use error::{Error, Result};
+pub use memory::{DeviceBuffer, DeviceCopy, MappedBuffer};
+pub use module::{Launch, LaunchConfig, Module, Ptx};
+pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
+
+/// Embeds the PTX that `dcuda_builder::PtxBuilder` built for the kernel crate
+/// `name` (its library name, e.g. `"dcuda_smoke_kernels"`) in a build
+/// script of the calling crate. Expands to a [`Ptx`].
+#[macro_export]
+macro_rules! include_ptx {
+    ($name:literal) => {
+        $crate::Ptx::embedded(
+            $name,
+            include!(concat!(env!("OUT_DIR"), "/", $name, ".ptx.rs")),
+        )
+    };
+}

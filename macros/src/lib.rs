@@ -1,0 +1,27 @@
+//! Procedural macros of dcuda. Use them through `dcuda_device`.
+
+use proc_macro::TokenStream;
+
+mod kernel;
+
+/// Turns a function into a GPU kernel with a host-side launch handle.
+///
+/// ```ignore
+/// #[kernel]
+/// pub unsafe fn saxpy(a: f32, x: *const f32, y: *mut f32, n: u32) { ... }
+/// ```
+///
+/// emits, for `nvptx64`, the PTX entry point `saxpy`; for the host, the same
+/// function (run per emulated thread by the CPU emulator) and a constant
+/// `SAXPY: dcuda_device::kernel::Kernel<(f32, *const f32, *mut f32, u32)>`
+/// that the host runtime launches. The argument tuple is typed, so launching
+/// with wrong arguments does not compile.
+///
+/// Rules: no generics, no `self`, no return value, every parameter a plain
+/// `name: Type` whose type implements `KernelParam`.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,1 @@
+//! Holds the trybuild tests of dcuda's macros; see `tests/`.
