@@ -11,6 +11,7 @@ const TIMEOUT_NS: u64 = 10_000_000_000;
 /// Written where a poll loop timed out.
 pub const TIMED_OUT: u32 = 0xDEAD;
 
+// ANCHOR: barrier
 shared_array!(static TILE: [u32; 1024]);
 
 /// Each thread writes its slot of shared memory, then (after the barrier)
@@ -29,6 +30,8 @@ pub unsafe fn block_barrier(out: *mut u32, rounds: u32) {
     }
     *out.add((b * n + t) as usize) = sum;
 }
+
+// ANCHOR_END: barrier
 
 /// Scoped atomics from every thread of the grid:
 /// * `counters[0]`: relaxed gpu-scoped add of 1;
@@ -60,6 +63,7 @@ pub unsafe fn atomics(
     arch::fetch_add(host_counter, 1, Ordering::Relaxed, Scope::System);
 }
 
+// ANCHOR: handshake
 /// Device and host exchange messages through mapped memory while the kernel
 /// runs (one thread). Layout of `mailbox`:
 /// `[0]` device→host flag, `[1]` host→device flag, `[2]` host's value,
@@ -85,6 +89,8 @@ pub unsafe fn mapped_handshake(mailbox: *mut u32, words: u32) {
     let value = mailbox.add(2).read_volatile();
     arch::store_release(mailbox.add(3), value + 1, Scope::System);
 }
+
+// ANCHOR_END: handshake
 
 /// Block 0 writes `data[..n]`, fences at gpu scope and raises `flag`;
 /// block 1 waits for the flag, fences and copies `data` to `out[..n]`;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Packs what a GPU run needs into .gpu-bundle/ (git-ignored): release builds
+# of every end-to-end test binary and example, with PTX for sm_70 and sm_90
+# embedded, and the runner. Then, with the device tool:
+#   run(command="bash .gpu-bundle/gpu-run.sh", carry=[".gpu-bundle"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+export DCUDA_ARCH=${DCUDA_ARCH:-sm_70,sm_90}
+
+bundle=.gpu-bundle
+rm -rf "$bundle"
+mkdir -p "$bundle/tests" "$bundle/examples"
+
+# Test binaries of the crates whose tests launch kernels.
+cargo test --release -p dcuda-examples --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], m["executable"])
+' | while read -r name exe; do cp "$exe" "$bundle/tests/$name"; done
+
+cargo build --release -p dcuda-examples --bins
+for bin in examples/src/bin/*.rs; do
+  name=$(basename "$bin" .rs)
+  cp "target/release/$name" "$bundle/examples/$name"
+done
+cp scripts/gpu-run.sh "$bundle/gpu-run.sh"
+git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
+du -sh "$bundle"
+ls "$bundle"/tests "$bundle"/examples

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every packed GPU test and example on the GPU (DCUDA_BACKEND=gpu) and
+# prints a summary. Runs from the repository root on the GPU machine; the
+# log goes to $OUT/gpu-run.log when $OUT is set.
+set -uo pipefail
+cd "$(dirname "$0")"
+log=${OUT:-/tmp}/gpu-run.log
+export DCUDA_BACKEND=gpu
+# Never use NVLink multicast on shared hosts.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+
+{
+  echo "dcuda GPU run, commit $(cat COMMIT), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo
+} | tee "$log"
+
+pass=0; fail=0; failed=()
+run() {
+  local name=$1; shift
+  echo "--- $name" | tee -a "$log"
+  if timeout 300 "$@" >>"$log" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $name" | tee -a "$log"
+  else
+    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
+  fi
+}
+
+for t in tests/*; do
+  # One test at a time: results stay readable and timings undisturbed.
+  run "test $(basename "$t")" "$t" --test-threads=1
+done
+for e in examples/*; do
+  run "example $(basename "$e")" "$e"
+done
+
+grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on' "$log" | sort | uniq -c | sort -rn | head -60
+echo
+[ "$fail" = 0 ] || echo "failed: ${failed[*]}"
+echo "GPU run: $pass passed, $fail failed"
+[ "$fail" = 0 ]

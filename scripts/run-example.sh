@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs the smoke example (saxpy): on the GPU if there is one, else on the CPU emulator.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+exec cargo run --release -p dcuda-examples --bin saxpy

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, on a machine without a GPU (kernels run on the CPU
+# emulator): formatting, build, clippy, tests, ptxas on every PTX, the book.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --full
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+
+# Build PTX for the default architecture and for Hopper.
+export DCUDA_ARCH=sm_70,sm_90
+export DCUDA_BACKEND=${DCUDA_BACKEND:-auto}
+
+step() { echo; echo "=== $*"; }
+step "cargo fmt --check";           cargo fmt --all --check
+step "cargo build";                 cargo build --workspace --all-targets
+step "cargo clippy";                cargo clippy --workspace --all-targets -- -D warnings
+step "cargo test";                  cargo test --workspace
+step "ptxas";                       scripts/validate-ptx.sh target/debug
+step "mdbook build";                mdbook build book
+echo
+echo "test.sh: all steps passed"
