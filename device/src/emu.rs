@@ -100,10 +100,14 @@ impl BlockContext {
 }
 
 /// What an emulated thread knows about itself.
+///
+/// A raw kernel's OS thread is one GPU thread: `thread_idx` is set. A rank
+/// kernel's OS thread is a whole block: `thread_idx` is `None` in uniform
+/// code and set while a per-thread region runs for that thread.
 #[derive(Clone)]
 pub struct ThreadContext {
-    /// `%tid`.
-    pub thread_idx: Dim3,
+    /// `%tid`, or `None` in uniform code of a rank kernel.
+    pub thread_idx: Option<Dim3>,
     /// `%ctaid`.
     pub block_idx: Dim3,
     /// `%ntid`.
@@ -133,6 +137,35 @@ pub fn enter<R>(ctx: ThreadContext, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Sets the current thread of a rank's per-thread region (`None`: uniform code).
+pub fn set_thread(thread: Option<Dim3>) {
+    CURRENT.with(|c| {
+        if let Some(ctx) = c.borrow_mut().as_mut() {
+            ctx.thread_idx = thread;
+        }
+    })
+}
+
+/// The index of the current emulated thread; panics in uniform code of a
+/// rank kernel, where no single thread is running.
+pub fn thread_idx(call: &str) -> Dim3 {
+    with_thread(call, |t| t.thread_idx).unwrap_or_else(|| {
+        panic!(
+            "dcuda: `{call}` called in uniform code of a rank kernel: it is per-thread; \
+             call it inside `rank.threads(|t| ...)` (the thread index is `t.index()`)"
+        )
+    })
+}
+
+/// Panics if the calling code is uniform code of a rank kernel: there the
+/// GPU would run a non-idempotent per-thread operation once per thread.
+pub fn require_thread(call: &str) {
+    let uniform = CURRENT.with(|c| c.borrow().as_ref().is_some_and(|t| t.thread_idx.is_none()));
+    if uniform {
+        thread_idx(call);
+    }
+}
+
 /// Calls `f` with the current thread's context; panics outside a launch.
 pub fn with_thread<R>(call: &str, f: impl FnOnce(&ThreadContext) -> R) -> R {
     CURRENT.with(|c| match c.borrow().as_ref() {
@@ -142,6 +175,7 @@ pub fn with_thread<R>(call: &str, f: impl FnOnce(&ThreadContext) -> R) -> R {
 }
 
 pub(crate) fn sync_threads() {
+    thread_idx("sync_threads");
     let (block, launch) = with_thread("sync_threads", |t| (t.block.clone(), t.launch.clone()));
     block.wait(&launch);
 }

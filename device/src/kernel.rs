@@ -86,3 +86,29 @@ kernel_args! {
     (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K)
     (a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L)
 }
+
+pub use crate::rank::RankArgs;
+
+/// A rank kernel: its PTX entry name and its host-compiled body, which the
+/// emulator runs once per rank.
+pub struct RankKernel<A> {
+    name: &'static str,
+    emulate: fn(*const crate::rank::RankContext, &A),
+}
+
+impl<A: RankArgs> RankKernel<A> {
+    #[doc(hidden)]
+    pub const fn new(name: &'static str, emulate: fn(*const crate::rank::RankContext, &A)) -> Self {
+        RankKernel { name, emulate }
+    }
+
+    /// The PTX entry name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The body compiled for the host; runs one emulated rank.
+    pub fn emulate(&self) -> fn(*const crate::rank::RankContext, &A) {
+        self.emulate
+    }
+}

@@ -20,6 +20,7 @@
 extern crate std;
 
 pub mod arch;
+pub mod rank;
 pub mod shared;
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -31,7 +32,8 @@ pub mod kernel;
 mod panic;
 
 pub use arch::{Dim3, Ordering, Scope};
-pub use dcuda_macros::kernel;
+pub use dcuda_macros::{kernel, rank};
+pub use rank::{Max, Min, PerThread, Rank, Sum, Thread};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.
 #[doc(hidden)]

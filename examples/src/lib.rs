@@ -6,3 +6,8 @@ pub fn smoke_ptx() -> dcuda::Ptx {
     dcuda::include_ptx!("dcuda_smoke_kernels")
 }
 // ANCHOR_END: include_ptx
+
+/// The PTX of `kernels-ptx/ranks`.
+pub fn rank_ptx() -> dcuda::Ptx {
+    dcuda::include_ptx!("dcuda_rank_kernels")
+}

@@ -118,3 +118,38 @@ fn ptx_declares_the_requested_target() {
         );
     }
 }
+
+#[test]
+fn a_per_thread_region_costs_no_barrier_and_no_shared_memory() {
+    // `uniform_region` has uniform code and one per-thread region: the rank
+    // DSL adds nothing around it.
+    let ptx = dcuda_examples::rank_ptx();
+    for arch in ptx.archs() {
+        let body = entry(ptx.text(arch).unwrap(), "uniform_region");
+        for unwanted in ["bar.sync", "ld.shared", "st.shared", "shfl"] {
+            assert!(
+                !body.contains(unwanted),
+                "sm_{arch}: uniform_region has `{unwanted}`:\n{body}"
+            );
+        }
+    }
+}
+
+#[test]
+fn collectives_use_warp_shuffles() {
+    let ptx = dcuda_examples::rank_ptx();
+    for arch in ptx.archs() {
+        let body = entry(ptx.text(arch).unwrap(), "int_collectives");
+        for needle in [
+            "shfl.sync.bfly.b32",
+            "shfl.sync.up.b32",
+            "shfl.sync.idx.b32",
+            "bar.sync 0;",
+        ] {
+            assert!(
+                body.contains(needle),
+                "sm_{arch}: int_collectives lacks `{needle}`"
+            );
+        }
+    }
+}

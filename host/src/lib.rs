@@ -24,11 +24,11 @@ mod module;
 mod runtime;
 
 pub use backend::{Backend, BackendChoice};
-pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam};
+pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam, RankArgs, RankKernel};
 pub use dcuda_device::Dim3;
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, DeviceCopy, MappedBuffer};
-pub use module::{Launch, LaunchConfig, Module, Ptx};
+pub use module::{Launch, LaunchConfig, Module, Ptx, RankConfig};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
 
 /// Embeds the PTX that `dcuda_builder::PtxBuilder` built for the kernel crate

@@ -92,6 +92,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.len == 0
     }
 
+    pub(crate) fn addr(&self) -> u64 {
+        self.addr
+    }
+
     /// The device address, to pass to a kernel. Never dereference it on the host.
     pub fn as_ptr(&self) -> *const T {
         self.addr as usize as *const T

@@ -3,6 +3,7 @@
 use proc_macro::TokenStream;
 
 mod kernel;
+mod rank;
 
 /// Turns a function into a GPU kernel with a host-side launch handle.
 ///
@@ -22,6 +23,31 @@ mod kernel;
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Turns a function into a rank kernel: each thread block is one rank.
+///
+/// ```ignore
+/// #[rank]
+/// pub fn stats(rank: &mut Rank, args: &StatsArgs) { ... }
+/// ```
+///
+/// The function takes the rank handle and a `Copy` argument struct by
+/// reference. The macro emits the PTX entry point (`stats`), which sets up
+/// the rank and runs the body on every thread of the block, and a host-side
+/// launch handle `STATS: RankKernel<StatsArgs>`.
+///
+/// It rejects, with the rule and the fix: the rank handle (or any
+/// collective call) inside a per-thread region; raw thread-level intrinsics
+/// (`thread_idx`, `sync_threads`, ...) anywhere in the body, also through
+/// `use` aliases and macros; non-idempotent atomics in uniform code;
+/// closures that capture the rank handle; assignments from a per-thread
+/// region to variables of the uniform code.
+#[proc_macro_attribute]
+pub fn rank(attr: TokenStream, item: TokenStream) -> TokenStream {
+    rank::expand(attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -8,7 +8,7 @@ use crate::emu;
 use core::sync::atomic::{self, AtomicU32, AtomicU64, Ordering as Std};
 
 pub fn thread_idx() -> Dim3 {
-    emu::with_thread("thread_idx", |t| t.thread_idx)
+    emu::thread_idx("thread_idx")
 }
 pub fn block_idx() -> Dim3 {
     emu::with_thread("block_idx", |t| t.block_idx)
@@ -70,9 +70,11 @@ macro_rules! impl_atomic_word {
                 order: Ordering,
                 _scope: Scope,
             ) -> Self {
+                emu::require_thread("fetch_add");
                 <$atomic>::from_ptr(ptr).fetch_add(value, std_order(order))
             }
             unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, _scope: Scope) -> Self {
+                emu::require_thread("swap");
                 <$atomic>::from_ptr(ptr).swap(value, std_order(order))
             }
             unsafe fn compare_exchange(
@@ -82,6 +84,7 @@ macro_rules! impl_atomic_word {
                 order: Ordering,
                 _scope: Scope,
             ) -> Self {
+                emu::require_thread("compare_exchange");
                 match <$atomic>::from_ptr(ptr).compare_exchange(
                     current,
                     new,

@@ -11,6 +11,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::runtime::DeviceInfo;
 use dcuda_device::emu::{self as ctx, Aborted, BlockContext, LaunchContext, ThreadContext};
+use dcuda_device::rank::RankContext;
 use dcuda_device::Dim3;
 use std::alloc::Layout;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -50,6 +51,11 @@ impl EmuDevice {
         (self.max_threads / block_threads.max(1) as usize) as u32
     }
 
+    /// One OS thread runs a whole rank.
+    pub fn max_coresident_ranks(&self) -> u32 {
+        self.max_threads as u32
+    }
+
     fn layout(bytes: usize, call: &'static str) -> Result<Layout> {
         Layout::from_size_align(bytes.max(1), ALIGN).map_err(|e| Error::Alloc {
             call,
@@ -79,7 +85,7 @@ impl EmuDevice {
         }
     }
 
-    /// Starts a grid on a coordinator thread.
+    /// Starts a raw kernel's grid: one OS thread per GPU thread.
     pub fn launch<A: Copy + 'static>(
         &self,
         entry: fn(A),
@@ -88,19 +94,67 @@ impl EmuDevice {
         block: Dim3,
         cooperative: bool,
     ) -> EmuLaunch {
-        let max_threads = self.max_threads;
         let args = AssertSend(args);
+        let shape = Shape {
+            grid,
+            block,
+            os_threads: block,
+            ranks: false,
+        };
+        self.spawn(shape, cooperative, move || {
+            let args = &args;
+            entry(args.0)
+        })
+    }
+
+    /// Starts a rank kernel: one OS thread per rank, all at once.
+    pub fn launch_ranks<A: Copy + 'static>(
+        &self,
+        entry: fn(*const RankContext, &A),
+        args: A,
+        ranks: u32,
+        threads: u32,
+    ) -> EmuLaunch {
+        let args = AssertSend(args);
+        let shape = Shape {
+            grid: Dim3::x(ranks),
+            block: Dim3::x(threads),
+            os_threads: Dim3::x(1),
+            ranks: true,
+        };
+        self.spawn(shape, true, move || {
+            let args = &args;
+            entry(std::ptr::null(), &args.0)
+        })
+    }
+
+    fn spawn(
+        &self,
+        shape: Shape,
+        cooperative: bool,
+        body: impl Fn() + Send + Sync + 'static,
+    ) -> EmuLaunch {
+        let max_threads = self.max_threads;
         let handle = std::thread::Builder::new()
             .name("dcuda-emu-grid".into())
-            .spawn(move || {
-                let args = args;
-                run_grid(entry, args.0, grid, block, cooperative, max_threads)
-            })
+            .spawn(move || run_grid(&body, shape, cooperative, max_threads))
             .map_err(|e| e.to_string());
         EmuLaunch {
             handle: Some(handle),
         }
     }
+}
+
+/// What a launch looks like to the emulator.
+#[derive(Clone, Copy)]
+struct Shape {
+    grid: Dim3,
+    /// The block as the kernel sees it (`%ntid`).
+    block: Dim3,
+    /// OS threads per block: the block for raw kernels, one for a rank.
+    os_threads: Dim3,
+    /// Rank kernel: threads start in uniform code (no thread index).
+    ranks: bool,
 }
 
 /// Kernel arguments are raw pointers and plain values that every emulated
@@ -125,16 +179,14 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-fn run_grid<A: Copy>(
-    entry: fn(A),
-    args: A,
-    grid: Dim3,
-    block: Dim3,
+fn run_grid(
+    body: &(dyn Fn() + Sync),
+    shape: Shape,
     cooperative: bool,
     max_threads: usize,
 ) -> Result<(), String> {
-    let per_block = block.volume() as usize;
-    let blocks: Vec<Dim3> = indices(grid).collect();
+    let per_block = shape.os_threads.volume() as usize;
+    let blocks: Vec<Dim3> = indices(shape.grid).collect();
     let wave = if cooperative {
         blocks.len()
     } else {
@@ -142,7 +194,6 @@ fn run_grid<A: Copy>(
     };
     let launch = LaunchContext::new();
     let failure: Mutex<Option<String>> = Mutex::new(None);
-    let args = AssertSend(args);
     let fail = |msg: String| {
         let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
         f.get_or_insert(msg);
@@ -152,34 +203,36 @@ fn run_grid<A: Copy>(
         std::thread::scope(|s| {
             for &block_idx in chunk {
                 let block_ctx = BlockContext::new(per_block);
-                for thread_idx in indices(block) {
+                for thread_idx in indices(shape.os_threads) {
                     let tc = ThreadContext {
-                        thread_idx,
+                        thread_idx: (!shape.ranks).then_some(thread_idx),
                         block_idx,
-                        block_dim: block,
-                        grid_dim: grid,
+                        block_dim: shape.block,
+                        grid_dim: shape.grid,
                         block: block_ctx.clone(),
                         launch: launch.clone(),
                     };
-                    let args = &args;
                     let fail = &fail;
                     let spawned = std::thread::Builder::new()
                         .stack_size(THREAD_STACK)
                         .spawn_scoped(s, move || {
-                            let r =
-                                catch_unwind(AssertUnwindSafe(|| ctx::enter(tc, || entry(args.0))));
+                            let r = catch_unwind(AssertUnwindSafe(|| ctx::enter(tc, body)));
                             if let Err(payload) = r {
                                 if !payload.is::<Aborted>() {
-                                    fail(format!(
-                                        "block ({},{},{}) thread ({},{},{}) panicked: {}",
-                                        block_idx.x,
-                                        block_idx.y,
-                                        block_idx.z,
-                                        thread_idx.x,
-                                        thread_idx.y,
-                                        thread_idx.z,
-                                        panic_message(&*payload)
-                                    ));
+                                    let who = if shape.ranks {
+                                        format!("rank {}", block_idx.x)
+                                    } else {
+                                        format!(
+                                            "block ({},{},{}) thread ({},{},{})",
+                                            block_idx.x,
+                                            block_idx.y,
+                                            block_idx.z,
+                                            thread_idx.x,
+                                            thread_idx.y,
+                                            thread_idx.z
+                                        )
+                                    };
+                                    fail(format!("{who} panicked: {}", panic_message(&*payload)));
                                 }
                             }
                         });

@@ -1,0 +1,70 @@
+//! Integer collectives whose results the host can check exactly, for any
+//! number of warps per rank; and a kernel that breaks the rules in a way the
+//! macro cannot see (a helper function outside it), which the emulator
+//! reports at run time.
+
+use dcuda_device::{arch, rank, Max, Min, Rank, Sum};
+
+/// Arguments of [`int_collectives`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CollectiveArgs {
+    /// Per rank: sum, min, max, broadcast value.
+    pub results: *mut u32,
+    /// Per element: inclusive prefix sum within the rank.
+    pub scans: *mut u32,
+}
+
+/// The value thread `t` of rank `r` contributes.
+pub const fn value(rank: u32, thread: u32) -> u32 {
+    (thread * 7 + rank * 3) % 101 + 1
+}
+
+#[rank]
+pub fn int_collectives(rank: &mut Rank, args: &CollectiveArgs) {
+    let id = rank.id();
+    let n = rank.threads_per_rank();
+    let sum = rank.reduce(|t| value(id, t.index()), Sum);
+    let min = rank.reduce(|t| value(id, t.index()), Min);
+    let max = rank.reduce(|t| value(id, t.index()), Max);
+    let scan = rank.scan(|t| value(id, t.index()), Sum);
+    let broadcast = rank.single(|t| t.index() + 1000 * id);
+    rank.threads(|t| unsafe { *args.scans.add((id * n + t.index()) as usize) = scan.get(t) });
+    let base = (id * 4) as usize;
+    unsafe {
+        *args.results.add(base) = sum;
+        *args.results.add(base + 1) = min;
+        *args.results.add(base + 2) = max;
+        *args.results.add(base + 3) = broadcast;
+    }
+}
+
+/// Reads the thread index in uniform code, hidden in a helper the macro
+/// does not see. The emulator stops it with a message.
+fn hidden_thread_index() -> u32 {
+    arch::thread_idx().x
+}
+
+/// Arguments of [`hidden_misuse`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MisuseArgs {
+    /// One element per rank.
+    pub out: *mut u32,
+}
+
+#[rank]
+pub fn hidden_misuse(rank: &mut Rank, args: &MisuseArgs) {
+    let i = hidden_thread_index();
+    unsafe { *args.out.add(rank.id() as usize) = i };
+}
+
+/// Panics in rank 2: the launch fails with a message naming the rank.
+#[rank]
+pub fn rank_panics(rank: &mut Rank, args: &MisuseArgs) {
+    if rank.id() == 2 {
+        panic!("rank 2 gives up");
+    }
+    rank.sync_threads();
+    unsafe { *args.out.add(rank.id() as usize) = 1 };
+}

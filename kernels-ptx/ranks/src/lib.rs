@@ -1,0 +1,8 @@
+//! Example rank kernels. Compiled to PTX by `examples/build.rs`, and for
+//! the host (the emulator runs them from there).
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+pub mod collectives;
+pub mod probe;
+pub mod stats;

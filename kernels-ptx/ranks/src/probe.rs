@@ -1,0 +1,21 @@
+//! A rank kernel with uniform code and one per-thread region. Its PTX is
+//! checked (examples/tests/ptx_instructions.rs): the region costs no barrier
+//! and no shared-memory traffic.
+
+use dcuda_device::{rank, Rank};
+
+/// Arguments of [`uniform_region`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ProbeArgs {
+    /// `ranks * threads_per_rank` elements.
+    pub out: *mut u32,
+}
+
+// ANCHOR: probe
+#[rank]
+pub fn uniform_region(rank: &mut Rank, args: &ProbeArgs) {
+    let base = rank.id() * rank.threads_per_rank();
+    rank.threads(|t| unsafe { *args.out.add((base + t.index()) as usize) = base + 2 * t.index() });
+}
+// ANCHOR_END: probe
