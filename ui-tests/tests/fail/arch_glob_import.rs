@@ -1,0 +1,15 @@
+#![allow(unused)]
+use dcuda_device::{rank, Rank};
+
+#[derive(Clone, Copy)]
+struct Args {
+    out: *mut u32,
+}
+
+#[rank]
+fn k(_rank: &mut Rank, _args: &Args) {
+    use dcuda_device::arch::*;
+    let _ = global_timer();
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+#![allow(unused)]
+use dcuda_device::{rank, Rank};
+
+#[derive(Clone, Copy)]
+struct Args {
+    out: *mut u32,
+}
+
+#[rank]
+fn k(rank: &mut Rank, _args: &Args) {
+    let mut step = || rank.sync_threads();
+    step();
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+#![allow(unused)]
+use dcuda_device::{rank, Rank};
+
+#[derive(Clone, Copy)]
+struct Args {
+    out: *mut u32,
+}
+
+#[rank]
+fn k(rank: &mut Rank, _args: &Args) {
+    let _v = rank.per_thread(|t| {
+        rank.sync_threads();
+        t.index()
+    });
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+#![allow(unused)]
+use dcuda_device::{rank, Rank};
+
+#[derive(Clone, Copy)]
+struct Args {
+    out: *mut u32,
+}
+
+#[rank]
+fn k(rank: &mut Rank, _args: &Args) {
+    let mut first = 0;
+    rank.threads(|t| first = t.index());
+    if first == 0 {
+        rank.sync_threads();
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+#![allow(unused)]
+use dcuda_device::{rank, Rank};
+
+#[derive(Clone, Copy)]
+struct Args {
+    out: *mut u32,
+}
+
+#[rank]
+fn k(rank: &mut Rank, _args: &Args) {
+    let _threads = rank.per_thread(|t| t);
+}
+
+fn main() {}
