@@ -48,8 +48,10 @@ fn run(rt: &Runtime, input: &[f32]) -> Result<Stats, Box<dyn std::error::Error>>
         tickets: tickets.as_mut_ptr(),
         counter: counter.as_mut_ptr(),
     };
+    // ANCHOR: launch
     // SAFETY: every buffer is sized for RANKS ranks of THREADS threads.
     unsafe { module.launch_ranks(&BLOCK_STATS, RankConfig::new(RANKS, THREADS), &args)? }.wait()?;
+    // ANCHOR_END: launch
     let mut t = tickets.download()?;
     t.sort_unstable();
     if t != (0..RANKS).collect::<Vec<_>>() || counter.download()?[0] != RANKS {
