@@ -1,5 +1,6 @@
-//! A device panic ends the launch with an error instead of a hang. Its own
-//! test binary: on a GPU the trap leaves the context unusable.
+//! A device panic ends the launch with an error instead of a hang. Each
+//! test binary holds one such test: on a GPU the trap leaves the process's
+//! CUDA context unusable (see `rank_panic.rs` for the rank kernel case).
 
 use dcuda::{Error, LaunchConfig, Runtime};
 use dcuda_smoke_kernels::intrinsics::PANICS;
@@ -26,5 +27,10 @@ fn device_panic_is_a_kernel_fault() {
             }
         }
         other => panic!("expected a kernel fault, got {other:?}"),
+    }
+    if rt.backend() == dcuda::Backend::Gpu {
+        // A trap leaves the CUDA context unusable; later calls say why.
+        let err = rt.alloc::<u32>(1).err().expect("the context is gone");
+        assert!(err.to_string().contains("kernel `panics` faulted"), "{err}");
     }
 }

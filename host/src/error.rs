@@ -85,6 +85,14 @@ pub enum Error {
         /// What the backend reported.
         message: String,
     },
+    /// An earlier kernel fault left the GPU context unusable.
+    #[error("dcuda: the GPU context is unusable since kernel `{kernel}` faulted ({cause}); CUDA cannot recover from a device fault within a process: restart it")]
+    ContextLost {
+        /// The kernel that faulted.
+        kernel: String,
+        /// Its fault.
+        cause: String,
+    },
     /// A copy between buffers of different lengths.
     #[error("dcuda: {call}: buffer has {expected} elements but the host slice has {actual}")]
     LengthMismatch {

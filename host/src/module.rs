@@ -481,9 +481,10 @@ impl Launch {
         };
         match (&*self.rt.device, self.inner.take()) {
             (_, None) => Ok(()),
-            (Device::Gpu(g), Some(LaunchInner::Gpu(mut l))) => {
-                g.wait(&mut l).map_err(|e| fault(e.to_string()))
-            }
+            (Device::Gpu(g), Some(LaunchInner::Gpu(mut l))) => g.wait(&mut l).map_err(|e| {
+                g.mark_lost(&self.kernel, &e);
+                fault(e.to_string())
+            }),
             (_, Some(LaunchInner::Emulator(mut l))) => l.wait().map_err(fault),
             _ => unreachable!("a launch belongs to its runtime's backend"),
         }

@@ -17,6 +17,8 @@ pub(crate) struct GpuDevice {
     compute_capability: u32,
     multiprocessors: u32,
     cooperative: bool,
+    /// Set when a kernel faulted: the context is unusable from then on.
+    lost: std::sync::Mutex<Option<(String, String)>>,
 }
 
 // SAFETY: a CUDA context may be used from any thread once made current; every
@@ -62,6 +64,7 @@ impl GpuDevice {
                 + attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative: attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
+            lost: std::sync::Mutex::new(None),
         };
         gpu.bind()?;
         Ok(gpu)
@@ -81,8 +84,22 @@ impl GpuDevice {
         self.compute_capability
     }
 
+    /// Records that `kernel` faulted: CUDA errors after a kernel fault are
+    /// sticky, so every later call fails; they then say why.
+    pub fn mark_lost(&self, kernel: &str, cause: &Error) {
+        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
+        lost.get_or_insert_with(|| (kernel.to_string(), cause.to_string()));
+    }
+
     /// Makes the context current on the calling thread.
     fn bind(&self) -> Result<()> {
+        if let Some((kernel, cause)) = self.lost.lock().unwrap_or_else(|e| e.into_inner()).as_ref()
+        {
+            return Err(Error::ContextLost {
+                kernel: kernel.clone(),
+                cause: cause.clone(),
+            });
+        }
         // SAFETY: the context is retained for our lifetime.
         unsafe { result::ctx::set_current(self.context) }
             .map_err(|e| Error::cuda("cuCtxSetCurrent", e))
