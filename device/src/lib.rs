@@ -21,6 +21,7 @@ extern crate std;
 
 pub mod arch;
 pub mod rank;
+pub mod runtime;
 pub mod shared;
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -34,6 +35,7 @@ mod panic;
 pub use arch::{Dim3, Ordering, Scope};
 pub use dcuda_macros::{kernel, rank};
 pub use rank::{Max, Min, PerThread, Rank, Sum, Thread};
+pub use runtime::{Comm, CommKind, Match, Source, Window};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.
 #[doc(hidden)]

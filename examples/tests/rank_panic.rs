@@ -1,7 +1,7 @@
 //! A panicking rank fails the launch, naming the rank. Its own test binary:
 //! on a GPU the trap leaves the process's CUDA context unusable.
 
-use dcuda::{Backend, Error, RankConfig, Runtime};
+use dcuda::{Backend, Error, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{MisuseArgs, RANK_PANICS};
 
 #[test]
@@ -13,9 +13,7 @@ fn a_panicking_rank_fails_the_launch() {
         out: out.as_mut_ptr(),
     };
     // SAFETY: out has one element per rank.
-    let result = unsafe { module.launch_ranks(&RANK_PANICS, RankConfig::new(4, 32), &args) }
-        .unwrap()
-        .wait();
+    let result = unsafe { module.run(&RANK_PANICS, &RunConfig::new(32).ranks(4), &args) };
     match result {
         Err(Error::KernelFault { kernel, message }) => {
             assert_eq!(kernel, "rank_panics");

@@ -1,7 +1,7 @@
 //! Rank kernels: collectives, launch errors, and what the emulator catches
 //! at run time.
 
-use dcuda::{Backend, RankConfig, Runtime};
+use dcuda::{Backend, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{
     value, CollectiveArgs, MisuseArgs, HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS,
 };
@@ -24,10 +24,14 @@ fn reductions_scans_and_broadcast_for_every_warp_count() {
             scans: scans.as_mut_ptr(),
         };
         // SAFETY: buffers sized for `ranks` ranks of `threads` threads.
-        unsafe { module.launch_ranks(&INT_COLLECTIVES, RankConfig::new(ranks, threads), &args) }
-            .unwrap()
-            .wait()
-            .unwrap();
+        unsafe {
+            module.run(
+                &INT_COLLECTIVES,
+                &RunConfig::new(threads).ranks(ranks),
+                &args,
+            )
+        }
+        .unwrap();
         let results = results.download().unwrap();
         let scans = scans.download().unwrap();
         for r in 0..ranks {
@@ -65,7 +69,7 @@ fn threads_per_rank_must_be_whole_warps() {
     };
     for threads in [0u32, 48, 2048] {
         // SAFETY: rejected before launch.
-        let err = unsafe { module.launch_ranks(&RANK_PANICS, RankConfig::new(2, threads), &args) }
+        let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(threads).ranks(2), &args) }
             .err()
             .unwrap();
         let msg = err.to_string();
@@ -85,7 +89,7 @@ fn more_ranks_than_fit_is_an_error_not_a_hang() {
         out: out.as_mut_ptr(),
     };
     // SAFETY: rejected before launch.
-    let err = unsafe { module.launch_ranks(&RANK_PANICS, RankConfig::new(max + 1, 128), &args) }
+    let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(128).ranks(max + 1), &args) }
         .err()
         .unwrap();
     let msg = err.to_string();
@@ -106,10 +110,8 @@ fn emulator_stops_a_hidden_thread_index_in_uniform_code() {
         out: out.as_mut_ptr(),
     };
     // SAFETY: out has one element per rank.
-    let err = unsafe { module.launch_ranks(&HIDDEN_MISUSE, RankConfig::new(2, 32), &args) }
-        .unwrap()
-        .wait()
-        .unwrap_err();
+    let err =
+        unsafe { module.run(&HIDDEN_MISUSE, &RunConfig::new(32).ranks(2), &args) }.unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("`thread_idx` called in uniform code of a rank kernel"),

@@ -93,6 +93,26 @@ pub enum Error {
         /// Its fault.
         cause: String,
     },
+    /// A rank called the runtime with bad arguments; the run was aborted.
+    #[error("dcuda: kernel `{kernel}`: {message}")]
+    RankCall {
+        /// The kernel.
+        kernel: String,
+        /// The device rank that made the call.
+        rank: u32,
+        /// The call.
+        call: &'static str,
+        /// The rank, the call and the values, in words.
+        message: String,
+    },
+    /// The watchdog saw every rank waiting without progress, and aborted.
+    #[error("dcuda: kernel `{kernel}` aborted by the watchdog\n{report}")]
+    Watchdog {
+        /// The kernel.
+        kernel: String,
+        /// What each rank was waiting on.
+        report: String,
+    },
     /// A copy between buffers of different lengths.
     #[error("dcuda: {call}: buffer has {expected} elements but the host slice has {actual}")]
     LengthMismatch {

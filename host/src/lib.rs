@@ -21,6 +21,7 @@ mod error;
 mod gpu;
 mod memory;
 mod module;
+mod ranks;
 mod runtime;
 
 pub use backend::{Backend, BackendChoice};
@@ -28,7 +29,8 @@ pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam, RankArgs, RankKe
 pub use dcuda_device::Dim3;
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, DeviceCopy, MappedBuffer};
-pub use module::{Launch, LaunchConfig, Module, Ptx, RankConfig};
+pub use module::{Launch, LaunchConfig, Module, Ptx};
+pub use ranks::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
 
 /// Embeds the PTX that `dcuda_builder::PtxBuilder` built for the kernel crate

@@ -96,6 +96,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.addr
     }
 
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.rt
+    }
+
     /// The device address, to pass to a kernel. Never dereference it on the host.
     pub fn as_ptr(&self) -> *const T {
         self.addr as usize as *const T
@@ -206,6 +210,10 @@ impl<T: DeviceCopy> MappedBuffer<T> {
     /// Whether the buffer has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    pub(crate) fn host_ptr(&self) -> *mut T {
+        self.host
     }
 
     /// The device address, to pass to a kernel.

@@ -7,10 +7,9 @@
 use crate::emu::EmuLaunch;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuLaunch, GpuModule};
-use crate::memory::DeviceBuffer;
 use crate::runtime::{Device, Runtime};
 use dcuda_device::kernel::{Kernel, KernelArgs, RankArgs, RankKernel};
-use dcuda_device::rank::{RankContext, WARP};
+use dcuda_device::rank::RankContext;
 use dcuda_device::Dim3;
 use std::borrow::Cow;
 
@@ -147,43 +146,6 @@ impl LaunchConfig {
     }
 }
 
-/// How to launch a rank kernel: every rank is one block of
-/// `threads_per_rank` threads, and all ranks are co-resident.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RankConfig {
-    /// Number of ranks (blocks).
-    pub ranks: u32,
-    /// Threads per rank: a multiple of 32 (whole warps), at most 1024.
-    pub threads_per_rank: u32,
-}
-
-impl RankConfig {
-    /// `ranks` ranks of `threads_per_rank` threads.
-    pub fn new(ranks: u32, threads_per_rank: u32) -> Self {
-        RankConfig {
-            ranks,
-            threads_per_rank,
-        }
-    }
-
-    fn validate(&self, kernel: &str) -> Result<()> {
-        let t = self.threads_per_rank;
-        if t == 0 || !t.is_multiple_of(WARP) || t > 1024 {
-            return Err(Error::InvalidLaunch {
-                kernel: kernel.into(),
-                reason: format!("threads per rank must be a multiple of {WARP} between {WARP} and 1024, got {t}"),
-            });
-        }
-        if self.ranks == 0 {
-            return Err(Error::InvalidLaunch {
-                kernel: kernel.into(),
-                reason: "a launch needs at least one rank".into(),
-            });
-        }
-        Ok(())
-    }
-}
-
 enum ModuleInner {
     Gpu(GpuModule),
     Emulator,
@@ -289,72 +251,54 @@ impl Module {
         }
     }
 
-    /// Launches a rank kernel: `config.ranks` co-resident ranks, each
-    /// reading `args`. Returns at once; more ranks than fit is an error.
-    ///
-    /// # Safety
-    /// As for [`launch`](Self::launch): the pointers in `args` must be valid
-    /// for every access the ranks make, and outlive the launch.
-    pub unsafe fn launch_ranks<A: RankArgs>(
+    /// The runtime the module was loaded into.
+    pub fn runtime(&self) -> &Runtime {
+        &self.rt
+    }
+
+    /// Launches `ranks` ranks of a rank kernel cooperatively with the
+    /// runtime context and argument copies at the given device addresses.
+    pub(crate) unsafe fn launch_rank_kernel<A: RankArgs>(
         &self,
         kernel: &RankKernel<A>,
-        config: RankConfig,
-        args: &A,
+        ranks: u32,
+        threads: u32,
+        context: u64,
+        args_addr: u64,
+        args: A,
     ) -> Result<Launch> {
         let name = kernel.name();
         self.check_kernel(name)?;
-        config.validate(name)?;
-        let max = self.max_ranks(kernel, config.threads_per_rank)?;
-        if config.ranks > max {
-            return Err(Error::InvalidLaunch {
-                kernel: name.into(),
-                reason: format!(
-                    "{} ranks of {} threads requested, but at most {max} can be co-resident",
-                    config.ranks, config.threads_per_rank
-                ),
-            });
-        }
-        let (inner, keep) = match (&*self.rt.device, &self.inner) {
+        let inner = match (&*self.rt.device, &self.inner) {
             (Device::Gpu(g), ModuleInner::Gpu(m)) => {
                 let f = g.function(m, name)?;
-                let buffer = self.rt.alloc::<u8>(std::mem::size_of::<A>())?;
-                g.copy_to_device(
-                    buffer.addr(),
-                    args as *const A as *const u8,
-                    std::mem::size_of::<A>(),
-                )?;
-                let mut context: *const RankContext = std::ptr::null();
-                let mut args_ptr = buffer.addr();
+                let (mut context, mut args_ptr) = (context, args_addr);
                 let mut params = [
-                    &mut context as *mut _ as *mut std::ffi::c_void,
+                    &mut context as *mut u64 as *mut std::ffi::c_void,
                     &mut args_ptr as *mut u64 as *mut std::ffi::c_void,
                 ];
-                let launched = g.launch(
+                LaunchInner::Gpu(g.launch(
                     f,
-                    (config.ranks, 1, 1),
-                    (config.threads_per_rank, 1, 1),
+                    (ranks, 1, 1),
+                    (threads, 1, 1),
                     0,
                     true,
                     &mut params,
-                )?;
-                (LaunchInner::Gpu(launched), Some(buffer))
+                )?)
             }
-            (Device::Emulator(e), _) => (
-                LaunchInner::Emulator(e.launch_ranks(
-                    kernel.emulate(),
-                    *args,
-                    config.ranks,
-                    config.threads_per_rank,
-                )),
-                None,
-            ),
+            (Device::Emulator(e), _) => LaunchInner::Emulator(e.launch_ranks(
+                kernel.emulate(),
+                args,
+                ranks,
+                threads,
+                context as usize as *const RankContext,
+            )),
             _ => unreachable!("a module belongs to its runtime's backend"),
         };
         Ok(Launch {
             rt: self.rt.clone(),
             kernel: name.into(),
             inner: Some(inner),
-            _args: keep,
         })
     }
 
@@ -425,7 +369,6 @@ impl Module {
             rt: self.rt.clone(),
             kernel: name.into(),
             inner: Some(inner),
-            _args: None,
         })
     }
 }
@@ -449,8 +392,6 @@ pub struct Launch {
     rt: Runtime,
     kernel: String,
     inner: Option<LaunchInner>,
-    /// Device copy of a rank kernel's arguments; freed after the kernel ends.
-    _args: Option<DeviceBuffer<u8>>,
 }
 
 impl Launch {

@@ -73,6 +73,10 @@ macro_rules! impl_atomic_word {
                 emu::require_thread("fetch_add");
                 <$atomic>::from_ptr(ptr).fetch_add(value, std_order(order))
             }
+            unsafe fn add(ptr: *mut Self, value: Self, order: Ordering, _scope: Scope) {
+                emu::require_thread("add");
+                <$atomic>::from_ptr(ptr).fetch_add(value, std_order(order));
+            }
             unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, _scope: Scope) -> Self {
                 emu::require_thread("swap");
                 <$atomic>::from_ptr(ptr).swap(value, std_order(order))
@@ -115,6 +119,10 @@ pub fn global_timer() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+pub fn exit_thread() -> ! {
+    std::panic::panic_any(emu::Aborted)
 }
 
 pub fn trap() -> ! {

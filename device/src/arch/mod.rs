@@ -84,6 +84,8 @@ pub trait AtomicWord: Copy + sealed::Sealed {
     #[doc(hidden)]
     unsafe fn fetch_add(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self;
     #[doc(hidden)]
+    unsafe fn add(ptr: *mut Self, value: Self, order: Ordering, scope: Scope);
+    #[doc(hidden)]
     unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self;
     #[doc(hidden)]
     unsafe fn compare_exchange(
@@ -228,6 +230,23 @@ pub fn nanosleep(ns: u32) {
 #[inline(always)]
 pub fn global_timer() -> u64 {
     imp::global_timer()
+}
+
+/// Atomic add without a result (`red.sem.scope.add`): cheaper than
+/// [`fetch_add`] when the old value is not needed, as for notifications.
+///
+/// # Safety
+/// `ptr` must be valid and aligned for reads and writes.
+#[inline(always)]
+pub unsafe fn add<T: AtomicWord>(ptr: *mut T, value: T, order: Ordering, scope: Scope) {
+    T::add(ptr, value, order, scope)
+}
+
+/// Ends the calling thread (`exit`). When every thread of every block has
+/// exited, the kernel completes normally, unlike [`trap`].
+#[inline(always)]
+pub fn exit_thread() -> ! {
+    imp::exit_thread()
 }
 
 /// Aborts the kernel (`trap`); the host's launch returns an error.

@@ -116,6 +116,18 @@ macro_rules! impl_atomic_word {
                 old
             }
             #[inline(always)]
+            unsafe fn add(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) {
+                // PTX's `red` has relaxed and release semantics only; an
+                // acquiring order needs `atom`.
+                match order {
+                    Ordering::Relaxed => asm_scoped!(scope, ["red.relaxed."], [".add.", $u, " [{}], {};"], in(reg64) ptr, in($reg) value, options(nostack)),
+                    Ordering::Release => asm_scoped!(scope, ["red.release."], [".add.", $u, " [{}], {};"], in(reg64) ptr, in($reg) value, options(nostack)),
+                    Ordering::Acquire | Ordering::AcqRel => {
+                        Self::fetch_add(ptr, value, order, scope);
+                    }
+                }
+            }
+            #[inline(always)]
             unsafe fn swap(ptr: *mut Self, value: Self, order: Ordering, scope: Scope) -> Self {
                 let old: $t;
                 asm_sem_scoped!(order, scope, ["atom."], [".exch.", $b, " {}, [{}], {};"], out($reg) old, in(reg64) ptr, in($reg) value, options(nostack));
@@ -146,6 +158,12 @@ pub fn global_timer() -> u64 {
     // SAFETY: reads a special register; not `pure`, since it changes.
     unsafe { asm!("mov.u64 {}, %globaltimer;", out(reg64) t, options(nomem, nostack)) };
     t
+}
+
+#[inline(always)]
+pub fn exit_thread() -> ! {
+    // SAFETY: ends this thread.
+    unsafe { asm!("exit;", options(noreturn, nostack)) }
 }
 
 #[inline(always)]

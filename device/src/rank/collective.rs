@@ -22,24 +22,15 @@ use crate::arch;
 const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
 /// Distances of the scan steps, in order.
 const SCAN_STEPS: [u32; 5] = [1, 2, 4, 8, 16];
-/// Slot of the scratch array that carries [`single`]'s value.
+/// First of the two scratch slots that carry a leader's result to the block.
 const BROADCAST_SLOT: usize = WARP as usize;
 
-crate::shared_array!(static DCUDA_RANK_SCRATCH: [u64; 33]);
-
-/// Hook before the rank body. Nothing to set up yet: the scratch array
-/// needs no initialisation, and a barrier here would cost every rank.
-#[inline(always)]
-pub(super) fn init(_rank: &mut Rank) {}
-
-/// Hook after the rank body.
-#[inline(always)]
-pub(super) fn finish(_rank: &mut Rank) {}
+crate::shared_array!(static DCUDA_RANK_SCRATCH: [u64; 34]);
 
 /// A block-wide barrier. In the emulator one OS thread runs the whole rank,
 /// so there is nothing to wait for.
 #[inline(always)]
-pub(super) fn barrier() {
+pub(crate) fn barrier() {
     #[cfg(target_arch = "nvptx64")]
     arch::sync_threads();
 }
@@ -303,22 +294,26 @@ pub(super) fn scan<T: Reducible, O: ReduceOp<T>>(
     }
 }
 
+/// Runs `f` on thread 0 and gives its result to every thread, with one
+/// barrier. The two broadcast slots alternate: a slot is written again only
+/// two leader operations later, after every thread has passed the barrier
+/// that follows its read.
 #[inline(always)]
-pub(super) fn single<T: Reducible>(f: impl FnOnce(&Thread) -> T) -> T {
+pub(crate) fn single<T: Reducible>(rank: &mut Rank, f: impl FnOnce(&Thread) -> T) -> T {
+    let slot = BROADCAST_SLOT + rank.flip as usize;
+    rank.flip ^= 1;
     let result = on_thread_zero(f);
     #[cfg(target_arch = "nvptx64")]
     {
         if let Some(v) = result {
-            DCUDA_RANK_SCRATCH.set(BROADCAST_SLOT, v.to_word());
+            DCUDA_RANK_SCRATCH.set(slot, v.to_word());
         }
         arch::sync_threads();
-        let v = T::from_word(DCUDA_RANK_SCRATCH.get(BROADCAST_SLOT));
-        arch::sync_threads();
-        v
+        T::from_word(DCUDA_RANK_SCRATCH.get(slot))
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = BROADCAST_SLOT;
+        let _ = slot;
         result.expect("the emulator runs thread 0")
     }
 }

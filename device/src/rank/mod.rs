@@ -15,7 +15,7 @@
 //! scans combine values in the same order on both, so results are bitwise
 //! identical.
 
-mod collective;
+pub(crate) mod collective;
 
 pub use collective::{Max, Min, ReduceOp, Reducible, Sum};
 
@@ -35,24 +35,26 @@ pub const WARP: u32 = 32;
 pub trait RankArgs: Copy + 'static {}
 impl<T: Copy + 'static> RankArgs for T {}
 
-/// The runtime's per-launch context, passed to every rank kernel entry
-/// point. Filled by the host runtime; null when a rank kernel is launched
-/// without one.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RankContext {
-    /// Reserved for the runtime.
-    pub reserved: [u64; 8],
-}
+pub use crate::runtime::RankContext;
 
 /// The block-level handle of a rank kernel. Its methods are block-collective:
 /// every thread of the block must reach the same calls with the same
 /// arguments, which the rank DSL guarantees by construction.
 pub struct Rank {
-    id: u32,
-    size: u32,
-    threads: u32,
-    context: *const RankContext,
+    pub(crate) id: u32,
+    pub(crate) size: u32,
+    pub(crate) threads: u32,
+    pub(crate) context: *const RankContext,
+    /// Which of two broadcast slots the next leader operation uses.
+    pub(crate) flip: u32,
+    /// Bit `w` is set while window `w` is live (the same on every thread).
+    pub(crate) windows_live: u32,
+    /// Host replies received so far.
+    pub(crate) replies_seen: u32,
+    /// Whether the leader has set up the consumed-notification counters.
+    pub(crate) consumed_ready: bool,
+    /// Whether the leader has set up the ring credit cache.
+    pub(crate) credit_ready: bool,
     // A rank is one block: not shareable across blocks or threads.
     _not_send: PhantomData<*mut ()>,
 }
@@ -151,11 +153,16 @@ impl Rank {
             size: arch::grid_dim().x,
             threads: arch::block_dim().x,
             context,
+            flip: 0,
+            windows_live: 0,
+            replies_seen: 0,
+            consumed_ready: false,
+            credit_ready: false,
             _not_send: PhantomData,
         };
-        collective::init(&mut rank);
+        crate::runtime::init(&mut rank);
         body(&mut rank);
-        collective::finish(&mut rank);
+        crate::runtime::finish(&mut rank);
     }
 
     /// This rank's index among the ranks of the launch.
@@ -177,9 +184,10 @@ impl Rank {
     }
 
     /// The runtime context the rank was launched with.
-    #[doc(hidden)]
-    pub fn context(&self) -> *const RankContext {
-        self.context
+    #[inline(always)]
+    pub(crate) fn ctx(&self) -> &RankContext {
+        // SAFETY: the host passes a valid context for the whole launch.
+        unsafe { &*self.context }
     }
 
     /// A per-thread region: runs `f` once for every thread of the rank.
@@ -244,14 +252,14 @@ impl Rank {
     /// place for non-idempotent work such as an atomic operation.
     #[inline(always)]
     pub fn single<T: Reducible>(&mut self, f: impl FnOnce(&Thread) -> T) -> T {
-        collective::single(f)
+        collective::single(self, f)
     }
 }
 
 /// Runs `f` for each thread: on the GPU the calling thread's own index, in
 /// the emulator every index in turn.
 #[inline(always)]
-fn each_thread(threads: u32, mut f: impl FnMut(&Thread)) {
+pub(crate) fn each_thread(threads: u32, mut f: impl FnMut(&Thread)) {
     #[cfg(target_arch = "nvptx64")]
     {
         let _ = threads;
@@ -275,7 +283,7 @@ fn each_thread(threads: u32, mut f: impl FnMut(&Thread)) {
 
 /// Runs `f` as thread 0 (GPU: only on thread 0).
 #[inline(always)]
-fn on_thread_zero<R>(f: impl FnOnce(&Thread) -> R) -> Option<R> {
+pub(crate) fn on_thread_zero<R>(f: impl FnOnce(&Thread) -> R) -> Option<R> {
     #[cfg(target_arch = "nvptx64")]
     {
         if arch::thread_idx().x == 0 {

@@ -3,7 +3,7 @@
 //! results against the host; on a GPU it also runs the emulator and checks
 //! that both give bitwise identical results.
 
-use dcuda::{Backend, BackendChoice, RankConfig, Runtime};
+use dcuda::{Backend, BackendChoice, RunConfig, Runtime};
 use dcuda_rank_kernels::stats::{StatsArgs, BLOCK_STATS};
 
 const THREADS: u32 = 128;
@@ -50,7 +50,7 @@ fn run(rt: &Runtime, input: &[f32]) -> Result<Stats, Box<dyn std::error::Error>>
     };
     // ANCHOR: launch
     // SAFETY: every buffer is sized for RANKS ranks of THREADS threads.
-    unsafe { module.launch_ranks(&BLOCK_STATS, RankConfig::new(RANKS, THREADS), &args)? }.wait()?;
+    unsafe { module.run(&BLOCK_STATS, &RunConfig::new(THREADS).ranks(RANKS), &args)? };
     // ANCHOR_END: launch
     let mut t = tickets.download()?;
     t.sort_unstable();

@@ -114,8 +114,9 @@ impl EmuDevice {
         args: A,
         ranks: u32,
         threads: u32,
+        context: *const RankContext,
     ) -> EmuLaunch {
-        let args = AssertSend(args);
+        let args = AssertSend((args, context));
         let shape = Shape {
             grid: Dim3::x(ranks),
             block: Dim3::x(threads),
@@ -124,7 +125,7 @@ impl EmuDevice {
         };
         self.spawn(shape, true, move || {
             let args = &args;
-            entry(std::ptr::null(), &args.0)
+            entry(args.0 .1, &args.0 .0)
         })
     }
 

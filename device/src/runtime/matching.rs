@@ -1,0 +1,204 @@
+//! Notifications matched by source, window and tag, with wildcards (the
+//! semantics of GPU RMA), for windows created with `win_create_matched`.
+//!
+//! Each rank has a log of records in device memory. A sender reserves a
+//! position with an atomic add, waits while the log is full (back-pressure,
+//! never loss), writes the record and publishes its sequence number with a
+//! release. The owner scans its log in arrival order, consumes the first
+//! `count` matching records, and retires consumed records at the tail.
+
+use super::layout::{Call, Fault, MatchRecord, RankContext, MATCH_LOG, TAGS};
+use super::window::Window;
+use crate::arch::{self, Ordering, Scope};
+use crate::rank::collective::{barrier, single};
+use crate::rank::{on_thread_zero, Rank};
+
+/// Which sender a match accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Any rank.
+    Any,
+    /// This rank of the window's communicator.
+    Rank(u32),
+}
+
+/// A query for [`Rank::wait_match`] and [`Rank::test_match`]: every field
+/// is a value or a wildcard (`None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Match {
+    source: Source,
+    window: Option<u32>,
+    tag: Option<u32>,
+}
+
+impl Match {
+    /// Matches every notification on matched windows.
+    pub fn any() -> Self {
+        Match {
+            source: Source::Any,
+            window: None,
+            tag: None,
+        }
+    }
+
+    /// Only from `source`.
+    pub fn source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// Only on `window`.
+    pub fn window<T>(mut self, window: &Window<T>) -> Self {
+        self.window = Some(window.id);
+        self
+    }
+
+    /// Only with `tag`.
+    pub fn tag(mut self, tag: u32) -> Self {
+        self.tag = Some(tag);
+        self
+    }
+
+    fn accepts(&self, r: &MatchRecord) -> bool {
+        (match self.source {
+            Source::Any => true,
+            Source::Rank(s) => r.source == s,
+        }) && self.window.is_none_or(|w| w == r.window)
+            && self.tag.is_none_or(|t| t == r.tag)
+    }
+}
+
+/// The log record at position `pos` of device rank `rank`.
+#[inline(always)]
+fn record(ctx: &RankContext, rank: u32, pos: u32) -> *mut MatchRecord {
+    // SAFETY: the log has MATCH_LOG records per rank.
+    unsafe {
+        ctx.match_log
+            .add(rank as usize * MATCH_LOG + pos as usize % MATCH_LOG)
+    }
+}
+
+/// Consumes the first `count` records that `m` accepts, in arrival order,
+/// if there are that many (leader thread only); `Err` carries how many.
+fn try_match(ctx: &RankContext, rank: u32, m: &Match, count: u32) -> Result<u32, u32> {
+    // SAFETY: this rank's log counters and records.
+    unsafe {
+        let retired_at = ctx.match_retired.add(rank as usize);
+        let mut retired = arch::load_relaxed(retired_at, Scope::Gpu);
+        let reserved = arch::load_acquire(ctx.match_reserve.add(rank as usize), Scope::Gpu);
+        // Pass 1: count; pass 2: consume.
+        for pass in 0..2 {
+            let mut found = 0;
+            let mut pos = retired;
+            while pos != reserved && found < count {
+                let r = record(ctx, rank, pos);
+                if arch::load_acquire(&raw const (*r).seq, Scope::Gpu) != pos.wrapping_add(1) {
+                    break; // Reserved but not yet written: later records wait their turn.
+                }
+                if (*r).consumed == 0 && m.accepts(&*r) {
+                    found += 1;
+                    if pass == 1 {
+                        (*r).consumed = 1;
+                    }
+                }
+                pos = pos.wrapping_add(1);
+            }
+            if pass == 0 && found < count {
+                return Err(found);
+            }
+        }
+        // Retire consumed records at the tail, freeing room for senders.
+        while retired != reserved {
+            let r = record(ctx, rank, retired);
+            if arch::load_acquire(&raw const (*r).seq, Scope::Gpu) != retired.wrapping_add(1)
+                || (*r).consumed == 0
+            {
+                break;
+            }
+            retired = retired.wrapping_add(1);
+        }
+        arch::store_release(retired_at, retired, Scope::Gpu);
+    }
+    Ok(1)
+}
+
+impl Rank {
+    /// Appends a record to the log of device rank `dev`, waiting while it
+    /// is full.
+    pub(crate) fn log_match(&mut self, dev: u32, source: u32, window: u32, tag: u32) {
+        barrier(); // Every thread's copy precedes the record.
+        let ctx = *self.ctx();
+        let pos = single(self, |_| {
+            // SAFETY: the target's reservation counter.
+            unsafe {
+                arch::fetch_add(
+                    ctx.match_reserve.add(dev as usize),
+                    1,
+                    Ordering::Relaxed,
+                    Scope::Gpu,
+                )
+            }
+        });
+        self.wait_until(Call::PutNotify, [window, tag, dev], || {
+            // SAFETY: the target's retirement counter.
+            let retired =
+                unsafe { arch::load_acquire(ctx.match_retired.add(dev as usize), Scope::Gpu) };
+            let used = pos.wrapping_sub(retired);
+            if used < MATCH_LOG as u32 {
+                Ok(0)
+            } else {
+                Err(used)
+            }
+        });
+        on_thread_zero(|_| {
+            let r = record(&ctx, dev, pos);
+            // SAFETY: position `pos` is ours until published.
+            unsafe {
+                (*r).source = source;
+                (*r).window = window;
+                (*r).tag = tag;
+                (*r).consumed = 0;
+                arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu);
+            }
+        });
+    }
+
+    fn check_match(&mut self, call: Call, m: &Match, count: u32) {
+        if let Some(tag) = m.tag {
+            if tag as usize >= TAGS {
+                self.fail(call, Fault::TagOutOfRange, [tag as u64, 0, 0, 0]);
+            }
+        }
+        if count == 0 || count as usize > MATCH_LOG {
+            self.fail(
+                call,
+                Fault::CountTooLarge,
+                [count as u64, MATCH_LOG as u64, 0, 0],
+            );
+        }
+    }
+
+    /// Waits until `count` notifications that `m` accepts have arrived on
+    /// matched windows, and consumes the oldest `count` of them.
+    pub fn wait_match(&mut self, m: Match, count: u32) {
+        self.check_match(Call::WaitMatch, &m, count);
+        let (ctx, id) = (*self.ctx(), self.id);
+        let args = [
+            m.tag.unwrap_or(u32::MAX),
+            count,
+            match m.source {
+                Source::Any => u32::MAX,
+                Source::Rank(r) => r,
+            },
+        ];
+        self.wait_until(Call::WaitMatch, args, || try_match(&ctx, id, &m, count));
+    }
+
+    /// Consumes `count` notifications that `m` accepts if that many have
+    /// arrived; returns whether it did. Never waits.
+    pub fn test_match(&mut self, m: Match, count: u32) -> bool {
+        self.check_match(Call::TestMatch, &m, count);
+        let (ctx, id) = (*self.ctx(), self.id);
+        single(self, |_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
+    }
+}

@@ -1,0 +1,170 @@
+//! Remote memory access on one device: the block copies, then signals.
+
+use super::layout::Call;
+use super::window::Window;
+use crate::rank::collective::barrier;
+use crate::rank::Rank;
+
+/// 16 bytes, aligned, so that a copy moves whole vectors (`ld.v4`/`st.v4`).
+#[cfg(target_arch = "nvptx64")]
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Vec4([u32; 4]);
+
+/// Copies `bytes` from `src` to `dst` with every thread of the rank, in the
+/// widest unit both addresses and the size allow, coalesced.
+#[inline(always)]
+fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
+    if dst as *const u8 == src || bytes == 0 {
+        return; // Overlapping windows: the data is already there.
+    }
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let t = crate::arch::thread_idx().x as usize;
+        let n = rank.threads as usize;
+        let align = (dst as usize | src as usize | bytes) % 16;
+        // SAFETY: the caller checked both ranges.
+        unsafe {
+            if align == 0 {
+                copy_strided(dst as *mut Vec4, src as *const Vec4, bytes / 16, t, n);
+            } else if align % 4 == 0 {
+                copy_strided(dst as *mut u32, src as *const u32, bytes / 4, t, n);
+            } else {
+                copy_strided(dst, src, bytes, t, n);
+            }
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let _ = rank;
+        // SAFETY: the caller checked both ranges; windows may overlap.
+        unsafe { core::ptr::copy(src, dst, bytes) }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn copy_strided<U: Copy>(
+    dst: *mut U,
+    src: *const U,
+    len: usize,
+    first: usize,
+    stride: usize,
+) {
+    let mut i = first;
+    while i < len {
+        dst.add(i).write(src.add(i).read());
+        i += stride;
+    }
+}
+
+impl Rank {
+    /// Writes `count` elements from `src` to element `offset` of rank
+    /// `target`'s part of `win`. The target is not notified. `src` may be
+    /// reused after [`flush`](Self::flush).
+    pub fn put<T: Copy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        offset: usize,
+        src: *const T,
+        count: usize,
+    ) {
+        let t = self.target(Call::Put, &win, target, offset, count);
+        let dst = (t.entry.base as *mut T).wrapping_add(offset);
+        block_copy(
+            self,
+            dst as *mut u8,
+            src as *const u8,
+            count * core::mem::size_of::<T>(),
+        );
+    }
+
+    /// [`put`](Self::put), then notification `tag` to the target once the
+    /// data is there. Puts and notifications to one target arrive in the
+    /// order they were issued.
+    pub fn put_notify<T: Copy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        offset: usize,
+        src: *const T,
+        count: usize,
+        tag: u32,
+    ) {
+        self.check_tag(Call::PutNotify, tag);
+        let t = self.target(Call::PutNotify, &win, target, offset, count);
+        let dst = (t.entry.base as *mut T).wrapping_add(offset);
+        block_copy(
+            self,
+            dst as *mut u8,
+            src as *const u8,
+            count * core::mem::size_of::<T>(),
+        );
+        self.deliver(&win, t.dev, t.me, tag);
+    }
+
+    /// Reads `count` elements at element `offset` of rank `target`'s part of
+    /// `win` into `dst`. The data is in `dst` when the call returns.
+    pub fn get<T: Copy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        offset: usize,
+        dst: *mut T,
+        count: usize,
+    ) {
+        let t = self.target(Call::Get, &win, target, offset, count);
+        let src = (t.entry.base as *const T).wrapping_add(offset);
+        block_copy(
+            self,
+            dst as *mut u8,
+            src as *const u8,
+            count * core::mem::size_of::<T>(),
+        );
+        barrier();
+    }
+
+    /// [`get`](Self::get), then notification `tag` to the *target*, the
+    /// owner of the data, which learns that its data was read.
+    pub fn get_notify<T: Copy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        offset: usize,
+        dst: *mut T,
+        count: usize,
+        tag: u32,
+    ) {
+        self.check_tag(Call::GetNotify, tag);
+        let t = self.target(Call::GetNotify, &win, target, offset, count);
+        let src = (t.entry.base as *const T).wrapping_add(offset);
+        block_copy(
+            self,
+            dst as *mut u8,
+            src as *const u8,
+            count * core::mem::size_of::<T>(),
+        );
+        self.deliver(&win, t.dev, t.me, tag);
+    }
+
+    /// Waits until every earlier put of this rank on `win` is complete:
+    /// afterwards their source buffers may be changed.
+    pub fn flush<T>(&mut self, win: Window<T>) {
+        let _ = win;
+        // On one device every copy is done by the rank's own threads: once
+        // all of them are past this barrier, all copies are complete.
+        barrier();
+    }
+
+    /// The notification of a notified access: counted per tag, or logged
+    /// for matching on a matched window.
+    #[inline(always)]
+    fn deliver<T>(&mut self, win: &Window<T>, dev: u32, me: u32, tag: u32) {
+        if win.matched {
+            self.log_match(dev, me, win.id, tag);
+        } else {
+            self.signal(dev, tag);
+        }
+    }
+}
