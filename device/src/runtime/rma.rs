@@ -148,6 +148,15 @@ impl Rank {
         self.deliver(&win, t.dev, t.me, tag);
     }
 
+    /// A notification without data on a matched window: recorded for
+    /// [`wait_match`](Self::wait_match) at rank `target` with this rank as
+    /// its source.
+    pub fn notify_matched<T>(&mut self, win: Window<T>, target: u32, tag: u32) {
+        self.check_tag(Call::Notify, tag);
+        let t = self.target(Call::Notify, &win, target, 0, 0);
+        self.deliver(&win, t.dev, t.me, tag);
+    }
+
     /// Waits until every earlier put of this rank on `win` is complete:
     /// afterwards their source buffers may be changed.
     pub fn flush<T>(&mut self, win: Window<T>) {

@@ -5,4 +5,5 @@
 
 pub mod collectives;
 pub mod probe;
+pub mod runtime_checks;
 pub mod stats;

@@ -1,0 +1,235 @@
+//! Kernels that exercise the runtime; the host checks them in
+//! `examples/tests/runtime.rs` on the emulator and on the GPU.
+
+use dcuda_device::{rank, rank_log, Match, Rank, Source};
+
+/// Arguments shared by the checks below.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CheckArgs {
+    /// Per-rank window memory, `words` u32 per rank.
+    pub data: *mut u32,
+    /// Per-rank results, `words` u32 per rank.
+    pub out: *mut u32,
+    /// u32 per rank in `data` and `out`.
+    pub words: u32,
+    /// Rounds of the exchange.
+    pub rounds: u32,
+    /// A selector for the bad-argument checks.
+    pub case: u32,
+}
+
+impl CheckArgs {
+    fn data(&self, rank: u32) -> *mut u32 {
+        self.data.wrapping_add((rank * self.words) as usize)
+    }
+    fn out(&self, rank: u32) -> *mut u32 {
+        self.out.wrapping_add((rank * self.words) as usize)
+    }
+}
+
+/// Ring exchange: each round, every rank puts its `words` values into the
+/// next rank's window with a notification, waits for its own, and adds the
+/// received values to its output. The tag cycles through all 256 tags.
+#[rank]
+pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let words = args.words as usize;
+    let data = args.data(me);
+    let out = args.out(me);
+    let stride = rank.threads_per_rank() as usize;
+    let win = rank.win_create(world, data, words);
+    for round in 0..args.rounds {
+        let tag = round % 256;
+        // The payload lives in this rank's output slot while in flight.
+        rank.threads(|t| {
+            let mut k = t.index() as usize;
+            while k < words {
+                unsafe { *out.add(k) = me * 1000 + round + k as u32 };
+                k += stride;
+            }
+        });
+        rank.flush(win);
+        rank.put_notify(win, (me + 1) % n, 0, out as *const u32, words, tag);
+        rank.wait_notifications(tag, 1);
+        rank.flush(win);
+        rank.barrier(world); // Everyone has read its input before the next round overwrites it.
+    }
+    // The last round's data sits in the window; copy it out for the host.
+    rank.threads(|t| {
+        let mut k = t.index() as usize;
+        while k < words {
+            unsafe { *out.add(k) = *data.add(k) };
+            k += stride;
+        }
+    });
+    rank.win_free(win);
+}
+
+/// Notifications only: each rank notifies every other rank once per round
+/// with tag `round % 8`, then waits for `size - 1` of them; test, then
+/// wait. `out[me][0]` counts successful tests of an absent tag (must be 0),
+/// `out[me][1]` the rounds completed.
+#[rank]
+pub fn all_notify(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let out = args.out(me);
+    let mut false_tests = 0u32;
+    for round in 0..args.rounds {
+        let tag = round % 8;
+        for k in 1..n {
+            rank.notify(world, (me + k) % n, tag);
+        }
+        if rank.test_notifications(200, 1) {
+            false_tests += 1;
+        }
+        rank.wait_notifications(tag, n - 1);
+        rank.barrier(world);
+    }
+    unsafe {
+        *out = false_tests;
+        *out.add(1) = args.rounds;
+    }
+}
+
+/// Gets: each rank writes its window, barrier, then gets its left
+/// neighbour's values with a notification to that neighbour, which waits
+/// for it. `out[me]` holds the neighbour's values.
+#[rank]
+pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let words = args.words as usize;
+    let data = args.data(me);
+    let out = args.out(me);
+    let stride = rank.threads_per_rank() as usize;
+    rank.threads(|t| {
+        let mut k = t.index() as usize;
+        while k < words {
+            unsafe { *data.add(k) = me * 7 + k as u32 };
+            k += stride;
+        }
+    });
+    let win = rank.win_create(world, data, words);
+    let left = (me + n - 1) % n;
+    rank.get_notify(win, left, 0, out, words, 9);
+    rank.wait_notifications(9, 1); // My right neighbour read my data.
+    rank.win_free(win);
+}
+
+/// Matching, in two phases. Ranks 1.. send to rank 0 on a matched window.
+/// Phase 1: `rounds` notifications each, tags alternating 1 and 2 (all fit
+/// in the log); rank 0 takes each source's tag-2 ones by source, then the
+/// rest with a tag wildcard. Phase 2: `case` notifications each with tag 3,
+/// more than the log holds, so senders wait for room; rank 0 takes them with
+/// a full wildcard. `out[0]`: `[by source, by tag wildcard, by full wildcard,
+/// 1 if anything was left]`.
+#[rank]
+pub fn matching(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let data = args.data(me);
+    let win = rank.win_create_matched(world, data, args.words as usize);
+    if me != 0 {
+        for round in 0..args.rounds {
+            rank.put_notify(win, 0, me as usize, data as *const u32, 1, 1 + round % 2);
+        }
+        // Phase 1 is all in the log before phase 2 can fill it.
+        rank.barrier(world);
+        for _ in 0..args.case {
+            rank.notify_matched(win, 0, 3);
+        }
+    } else {
+        rank.barrier(world);
+        let out = args.out(0);
+        let mut by_source = 0;
+        for source in 1..n {
+            rank.wait_match(
+                Match::any()
+                    .source(Source::Rank(source))
+                    .window(&win)
+                    .tag(2),
+                args.rounds / 2,
+            );
+            by_source += args.rounds / 2;
+        }
+        let rest = (n - 1) * args.rounds - by_source;
+        rank.wait_match(Match::any().tag(1), rest);
+        let mut wildcard = 0;
+        let total = (n - 1) * args.case;
+        while wildcard < total {
+            let chunk = (total - wildcard).min(32);
+            rank.wait_match(Match::any(), chunk);
+            wildcard += chunk;
+        }
+        let left = rank.test_match(Match::any(), 1);
+        unsafe {
+            *out = by_source;
+            *out.add(1) = rest;
+            *out.add(2) = wildcard;
+            *out.add(3) = left as u32;
+        }
+    }
+    rank.barrier(world);
+    rank.win_free(win);
+}
+
+/// Host services: a timed section with a barrier, a log line per rank, and
+/// host round trips. `out[me][0]` is the last ping reply.
+#[rank]
+pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
+    let me = rank.world().rank();
+    rank.start_timer(7);
+    let t0 = rank.timestamp();
+    let mut reply = 0;
+    for _ in 0..args.rounds {
+        reply = rank.host_ping();
+    }
+    let t1 = rank.timestamp();
+    rank.stop_timer(7);
+    rank_log!(
+        rank,
+        "rank {} pinged {} times in {} ns",
+        me,
+        args.rounds,
+        t1 - t0
+    );
+    unsafe { *args.out(me) = reply };
+}
+
+/// A deadlock: rank 0 waits for a notification nobody sends; the others
+/// wait in a barrier rank 0 never reaches. The watchdog must end it.
+#[rank]
+pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
+    let world = rank.world();
+    if world.rank() == 0 {
+        rank.wait_notifications(5, 1);
+    }
+    rank.barrier(world);
+}
+
+/// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
+/// the others wait in a barrier, which the abort must release.
+#[rank]
+pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let words = args.words as usize;
+    let win = rank.win_create(world, args.data(me), words);
+    let freed = rank.win_create(rank.device(), args.data(me), words);
+    rank.win_free(freed);
+    if me == 1 {
+        let src = args.out(me) as *const u32;
+        match args.case {
+            0 => rank.put(win, world.size() + 3, 0, src, 1),
+            1 => rank.put_notify(win, 0, words - 1, src, 2, 0),
+            2 => rank.notify(world, 0, 300),
+            3 => rank.get(freed, 0, 0, args.out(me), 1),
+            _ => rank.wait_notifications(1, u32::MAX),
+        }
+    }
+    rank.barrier(world);
+    rank.win_free(win);
+}
