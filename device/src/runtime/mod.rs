@@ -95,7 +95,7 @@ impl Rank {
                     Err(seen) => seen,
                 };
                 spins = spins.wrapping_add(1);
-                if spins % 32 == 0 {
+                if spins.is_multiple_of(32) {
                     // SAFETY: the abort flag lives for the whole run.
                     if unsafe { arch::load_relaxed(ctx.abort, Scope::Gpu) } != 0 {
                         return u64::MAX;

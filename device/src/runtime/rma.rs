@@ -15,7 +15,7 @@ struct Vec4([u32; 4]);
 /// widest unit both addresses and the size allow, coalesced.
 #[inline(always)]
 fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
-    if dst as *const u8 == src || bytes == 0 {
+    if core::ptr::eq(dst, src) || bytes == 0 {
         return; // Overlapping windows: the data is already there.
     }
     #[cfg(target_arch = "nvptx64")]
