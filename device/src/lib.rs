@@ -14,6 +14,7 @@
     target_arch = "nvptx64",
     feature(asm_experimental_arch, allow_internal_unstable)
 )]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![warn(missing_docs)]
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -162,6 +162,27 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         }
     }
 
+    /// Copies `src` (of the same length) into this buffer on the device,
+    /// and waits for the copy.
+    pub fn copy_from_buffer(&mut self, src: &DeviceBuffer<T>) -> Result<()> {
+        self.check_len("DeviceBuffer::copy_from_buffer", src.len)?;
+        let bytes = self.len * std::mem::size_of::<T>();
+        match &*self.rt.device {
+            Device::Gpu(g) => g.copy_device_to_device(self.addr, src.addr, bytes),
+            Device::Emulator(_) => {
+                // SAFETY: two distinct allocations of `bytes`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        src.addr as usize as *const u8,
+                        self.addr as usize as *mut u8,
+                        bytes,
+                    )
+                };
+                Ok(())
+            }
+        }
+    }
+
     /// The buffer's contents.
     pub fn download(&self) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(self.len);

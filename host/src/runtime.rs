@@ -44,6 +44,7 @@ pub struct RuntimeBuilder {
     backend: Option<BackendChoice>,
     device: Option<usize>,
     emulator_threads: Option<usize>,
+    emulator_ranks: Option<usize>,
     quiet: bool,
 }
 
@@ -65,6 +66,14 @@ impl RuntimeBuilder {
     /// `DCUDA_EMULATOR_THREADS`).
     pub fn emulator_threads(mut self, threads: usize) -> Self {
         self.emulator_threads = Some(threads.max(1));
+        self
+    }
+
+    /// The most ranks the emulator runs at once, one OS thread each: what
+    /// "as many ranks as fit" means there (default
+    /// [`EmuDevice::DEFAULT_RANKS`], or `DCUDA_EMULATOR_RANKS`).
+    pub fn emulator_ranks(mut self, ranks: usize) -> Self {
+        self.emulator_ranks = Some(ranks.max(1));
         self
     }
 
@@ -93,18 +102,19 @@ impl RuntimeBuilder {
                 .unwrap_or(EmuDevice::DEFAULT_THREADS)
                 .max(1),
         };
+        let emulator_ranks = match self.emulator_ranks {
+            Some(r) => r,
+            None => env_usize("DCUDA_EMULATOR_RANKS", "a rank count")?
+                .unwrap_or(EmuDevice::DEFAULT_RANKS)
+                .max(1),
+        };
+        let emulator = || Device::Emulator(EmuDevice::new(emulator_threads, emulator_ranks));
         let (device, why) = match choice {
             BackendChoice::Gpu => (Device::Gpu(GpuDevice::open(ordinal)?), String::new()),
-            BackendChoice::Emulator => (
-                Device::Emulator(EmuDevice::new(emulator_threads)),
-                String::new(),
-            ),
+            BackendChoice::Emulator => (emulator(), String::new()),
             BackendChoice::Auto => match GpuDevice::open(ordinal) {
                 Ok(gpu) => (Device::Gpu(gpu), String::new()),
-                Err(e) => (
-                    Device::Emulator(EmuDevice::new(emulator_threads)),
-                    format!(" ({})", no_gpu_reason(&e)),
-                ),
+                Err(e) => (emulator(), format!(" ({})", no_gpu_reason(&e))),
             },
         };
         let info = match &device {

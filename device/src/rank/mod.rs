@@ -19,7 +19,9 @@ pub(crate) mod collective;
 
 pub use collective::{Max, Min, ReduceOp, Reducible, Sum};
 
-use crate::arch::{self, Dim3};
+use crate::arch;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::arch::Dim3;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 

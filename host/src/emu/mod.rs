@@ -25,20 +25,29 @@ const THREAD_STACK: usize = 256 * 1024;
 
 pub(crate) struct EmuDevice {
     max_threads: usize,
+    max_ranks: usize,
 }
 
 impl EmuDevice {
     /// The default co-residency limit in threads.
     pub const DEFAULT_THREADS: usize = 4096;
+    /// The default number of ranks a rank kernel gets, each an OS thread.
+    pub const DEFAULT_RANKS: usize = 64;
 
-    pub fn new(max_threads: usize) -> Self {
-        EmuDevice { max_threads }
+    pub fn new(max_threads: usize, max_ranks: usize) -> Self {
+        EmuDevice {
+            max_threads,
+            max_ranks,
+        }
     }
 
     pub fn info(&self) -> DeviceInfo {
         DeviceInfo {
             backend: Backend::Emulator,
-            name: format!("{} threads at once", self.max_threads),
+            name: format!(
+                "{} threads or {} ranks at once",
+                self.max_threads, self.max_ranks
+            ),
             ordinal: 0,
             compute_capability: None,
             multiprocessors: std::thread::available_parallelism()
@@ -51,9 +60,9 @@ impl EmuDevice {
         (self.max_threads / block_threads.max(1) as usize) as u32
     }
 
-    /// One OS thread runs a whole rank.
+    /// One OS thread runs a whole rank; at most `max_ranks` at once.
     pub fn max_coresident_ranks(&self) -> u32 {
-        self.max_threads as u32
+        self.max_ranks.min(self.max_threads) as u32
     }
 
     fn layout(bytes: usize, call: &'static str) -> Result<Layout> {

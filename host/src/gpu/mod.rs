@@ -147,6 +147,19 @@ impl GpuDevice {
         })
     }
 
+    pub fn copy_device_to_device(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.bind()?;
+        // SAFETY: the caller passes two device ranges of `bytes`.
+        check("cuMemcpyDtoD", unsafe {
+            sys::cuMemcpyDtoD_v2(dst, src, bytes)
+        })?;
+        // The copy runs on the legacy stream, which our launches (on
+        // non-blocking streams) do not wait for, nor it for them.
+        // SAFETY: the null stream always exists.
+        unsafe { result::stream::synchronize(std::ptr::null_mut()) }
+            .map_err(|e| Error::cuda("cuStreamSynchronize", e))
+    }
+
     /// Pinned host memory mapped into the device: (host pointer, device address).
     pub fn alloc_mapped(&self, bytes: usize) -> Result<(*mut u8, u64)> {
         self.bind()?;

@@ -1,0 +1,189 @@
+//! Benchmark kernels: dcuda's notified access, host round trip and put
+//! bandwidth, and the raw baselines they are compared with (no library:
+//! flags in global or mapped memory).
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+use dcuda_device::arch::{self, block_idx, global_timer, thread_idx, Scope};
+use dcuda_device::{kernel, rank, Rank};
+
+/// Iterations before timing starts.
+pub const WARMUP: u32 = 200;
+
+/// Arguments of [`pingpong`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PingArgs {
+    /// 16 u32 per rank: the window (8) and the payload (8).
+    pub buf: *mut u32,
+    /// Rank 0 writes the timed nanoseconds here.
+    pub out: *mut u64,
+    /// Timed round trips.
+    pub iters: u32,
+    /// 0: 4-byte `put_notify`; 1: `notify`.
+    pub mode: u32,
+}
+
+/// Ranks 0 and 1 ping-pong with notified puts (or notifications); every
+/// other rank waits in the final barrier, as a loaded device would.
+#[rank]
+pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let win = rank.win_create(world, args.buf.wrapping_add(me as usize * 16), 8);
+    if me < 2 {
+        let peer = 1 - me;
+        let src = args.buf.wrapping_add(me as usize * 16 + 8) as *const u32;
+        let mut t0 = 0;
+        for i in 0..WARMUP + args.iters {
+            if i == WARMUP {
+                t0 = rank.timestamp();
+            }
+            if me == 1 {
+                rank.wait_notifications(0, 1);
+            }
+            if args.mode == 0 {
+                rank.put_notify(win, peer, 0, src, 1, 0);
+            } else {
+                rank.notify(world, peer, 0);
+            }
+            if me == 0 {
+                rank.wait_notifications(0, 1);
+            }
+        }
+        let t1 = rank.timestamp();
+        if me == 0 {
+            unsafe { *args.out = t1 - t0 };
+        }
+    }
+    rank.barrier(world);
+    rank.win_free(win);
+}
+
+/// Arguments of [`host_roundtrip`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HostArgs {
+    /// Rank 0 writes the timed nanoseconds here.
+    pub out: *mut u64,
+    /// Timed round trips.
+    pub iters: u32,
+}
+
+/// Rank 0 asks the host for `iters` replies; the others wait.
+#[rank]
+pub fn host_roundtrip(rank: &mut Rank, args: &HostArgs) {
+    let world = rank.world();
+    if world.rank() == 0 {
+        let mut t0 = 0;
+        for i in 0..WARMUP + args.iters {
+            if i == WARMUP {
+                t0 = rank.timestamp();
+            }
+            rank.host_ping();
+        }
+        let t1 = rank.timestamp();
+        unsafe { *args.out = t1 - t0 };
+    }
+    rank.barrier(world);
+}
+
+/// Arguments of [`put_bandwidth`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BandwidthArgs {
+    /// Source: `senders * bytes`.
+    pub src: *mut u8,
+    /// Destination: `senders * bytes`.
+    pub dst: *mut u8,
+    /// Bytes each sender puts per repetition.
+    pub bytes: u64,
+    /// Ranks `0..senders` put to ranks `senders..2*senders`.
+    pub senders: u32,
+    /// Repetitions.
+    pub reps: u32,
+    /// Rank 0 writes the timed nanoseconds here.
+    pub out: *mut u64,
+}
+
+/// Senders put `reps` times `bytes` into their receiver's window, flush and
+/// notify; the time runs from a barrier to a barrier.
+#[rank]
+pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let s = args.senders;
+    let bytes = args.bytes as usize;
+    let receiver = me >= s && me < 2 * s;
+    let (base, len) = if receiver {
+        (args.dst.wrapping_add((me - s) as usize * bytes), bytes)
+    } else {
+        (args.dst, 0)
+    };
+    let win = rank.win_create(world, base, len);
+    rank.barrier(world);
+    let t0 = rank.timestamp();
+    if me < s {
+        let src = args.src.wrapping_add(me as usize * bytes) as *const u8;
+        for _ in 0..args.reps {
+            rank.put(win, me + s, 0, src, bytes);
+        }
+        rank.flush(win);
+        rank.notify(world, me + s, 1);
+    } else if receiver {
+        rank.wait_notifications(1, 1);
+    }
+    rank.barrier(world);
+    let t1 = rank.timestamp();
+    if me == 0 {
+        unsafe { *args.out = t1 - t0 };
+    }
+    rank.win_free(win);
+}
+
+/// Raw baseline: thread 0 of blocks 0 and 1 ping-pong on two flags in
+/// global memory with gpu-scoped release stores and acquire loads; no
+/// library. `out[0]`: timed nanoseconds. Launch cooperatively, 2 blocks.
+#[kernel]
+pub unsafe fn raw_flag_pingpong(flags: *mut u32, iters: u32, out: *mut u64) {
+    if thread_idx().x != 0 {
+        return;
+    }
+    let me = block_idx().x;
+    let (mine, theirs) = (flags.add(me as usize), flags.add(1 - me as usize));
+    let mut t0 = 0;
+    for i in 1..=WARMUP + iters {
+        if i == WARMUP + 1 {
+            t0 = global_timer();
+        }
+        if me == 0 {
+            arch::store_release(mine, i, Scope::Gpu);
+            while arch::load_acquire(theirs, Scope::Gpu) != i {}
+        } else {
+            while arch::load_acquire(theirs, Scope::Gpu) != i {}
+            arch::store_release(mine, i, Scope::Gpu);
+        }
+    }
+    if me == 0 {
+        *out = global_timer() - t0;
+    }
+}
+
+/// Raw baseline for host round trips: the device raises `to_host` to `i`
+/// and waits for the host to raise `to_device` to `i`. Either flag may be in
+/// mapped host memory or device memory (digest 000, Table 5.2).
+#[kernel]
+pub unsafe fn raw_roundtrip(to_host: *mut u32, to_device: *const u32, iters: u32) {
+    if thread_idx().x != 0 || block_idx().x != 0 {
+        return;
+    }
+    for i in 1..=iters {
+        arch::store_release(to_host, i, Scope::System);
+        let start = global_timer();
+        while arch::load_acquire(to_device, Scope::System) != i {
+            if global_timer() - start > 10_000_000_000 {
+                return; // The host stopped answering: end instead of hanging.
+            }
+        }
+    }
+}
