@@ -28,6 +28,9 @@ for line in sys.stdin:
     done
 
 cargo build --release -p dcuda-examples --bins
+cargo build --release -p dcuda-bench
+mkdir -p "$bundle/bench"
+cp target/release/bench "$bundle/bench/bench"
 for bin in examples/src/bin/*.rs; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"

@@ -19,7 +19,7 @@ pass=0; fail=0; failed=()
 run() {
   local name=$1; shift
   echo "--- $name" | tee -a "$log"
-  if timeout 300 "$@" >>"$log" 2>&1; then
+  if timeout 120 "$@" >>"$log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name" | tee -a "$log"
   else
     fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
@@ -34,7 +34,12 @@ for e in examples/*; do
   run "example $(basename "$e")" "$e"
 done
 
-grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on' "$log" | sort | uniq -c | sort -rn | head -60
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench ]; then
+  run "bench" bench/bench --out "${OUT:-/tmp}/bench"
+  sed -n '/^dcuda bench/,/^wrote/p' "$log"
+fi
+
+grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
 [ "$fail" = 0 ] || echo "failed: ${failed[*]}"
 echo "GPU run: $pass passed, $fail failed"

@@ -144,11 +144,33 @@ fn collectives_use_warp_shuffles() {
             "shfl.sync.bfly.b32",
             "shfl.sync.up.b32",
             "shfl.sync.idx.b32",
-            "bar.sync 0;",
+            "barrier.sync 0;",
         ] {
             assert!(
                 body.contains(needle),
                 "sm_{arch}: int_collectives lacks `{needle}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn rank_kernels_use_the_non_aligned_barrier() {
+    // Thread 0 reaches a collective's barrier after the rest of its warp:
+    // only the non-aligned `barrier.sync` allows that.
+    let ptx = dcuda_examples::rank_ptx();
+    for arch in ptx.archs() {
+        for kernel in [
+            "int_collectives",
+            "ring_exchange",
+            "distributed_sum",
+            "block_stats",
+        ] {
+            let body = entry(ptx.text(arch).unwrap(), kernel);
+            assert!(body.contains("barrier.sync 0;"), "sm_{arch}: {kernel}");
+            assert!(
+                !body.contains("bar.sync"),
+                "sm_{arch}: {kernel} uses the aligned barrier"
             );
         }
     }

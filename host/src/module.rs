@@ -404,7 +404,8 @@ impl Launch {
     pub fn is_finished(&self) -> Result<bool> {
         match (&*self.rt.device, &self.inner) {
             (_, None) => Ok(true),
-            (Device::Gpu(g), Some(LaunchInner::Gpu(l))) => g.is_finished(l),
+            // A failed kernel has finished too; `wait` reports the failure.
+            (Device::Gpu(g), Some(LaunchInner::Gpu(l))) => Ok(g.is_finished(l).unwrap_or(true)),
             (_, Some(LaunchInner::Emulator(l))) => Ok(l.is_finished()),
             _ => unreachable!("a launch belongs to its runtime's backend"),
         }

@@ -9,8 +9,8 @@ use crate::runtime::{Device, Runtime};
 use dcuda_device::kernel::{RankArgs, RankKernel};
 use dcuda_device::rank::WARP;
 use dcuda_device::runtime::{
-    Call, Command, ErrorRecord, MatchRecord, Op, RankContext, Reply, WaitStatus, WindowEntry,
-    MATCH_LOG, MAX_WINDOWS, STATUS_FINISHED, TAGS,
+    format_log, Call, Command, ErrorRecord, LogArg, MatchRecord, Op, RankContext, Reply,
+    WaitStatus, WindowEntry, MATCH_LOG, MAX_WINDOWS, STATUS_FINISHED, TAGS,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -452,7 +452,7 @@ fn serve(
     };
     let mut pos: u32 = 0;
     let mut timers: HashMap<u32, Instant> = HashMap::new();
-    let mut partial: HashMap<u32, String> = HashMap::new();
+    let mut partial: HashMap<u32, (Vec<u8>, Vec<LogArg>)> = HashMap::new();
     let mut replies = vec![0u32; state.ranks as usize];
     let mut fired: Option<String> = None;
     let mut last_change = Instant::now();
@@ -571,7 +571,7 @@ fn handle(
     cmd: &Command,
     report: &mut RunReport,
     timers: &mut HashMap<u32, Instant>,
-    partial: &mut HashMap<u32, String>,
+    partial: &mut HashMap<u32, (Vec<u8>, Vec<LogArg>)>,
     replies: &mut [u32],
 ) {
     match Op::from_u32(cmd.op) {
@@ -587,15 +587,19 @@ fn handle(
             }
         }
         Some(Op::Log) => {
-            let text = partial.entry(cmd.rank).or_default();
-            text.push_str(&String::from_utf8_lossy(
-                &cmd.payload[..(cmd.len as usize).min(cmd.payload.len())],
-            ));
-            if cmd.arg == 1 {
-                let text = partial.remove(&cmd.rank).unwrap_or_default();
-                println!("[rank {}] {text}", cmd.rank);
-                report.logs.push((cmd.rank, text));
-            }
+            let (format, _) = partial.entry(cmd.rank).or_default();
+            format.extend_from_slice(&cmd.payload[..(cmd.len as usize).min(cmd.payload.len())]);
+        }
+        Some(Op::LogArg) => {
+            let (_, args) = partial.entry(cmd.rank).or_default();
+            let bits = u64::from_le_bytes(cmd.payload[..8].try_into().expect("8 bytes"));
+            args.push(LogArg::decode(cmd.arg, bits).unwrap_or(LogArg::Unsigned(bits)));
+        }
+        Some(Op::LogEnd) => {
+            let (format, args) = partial.remove(&cmd.rank).unwrap_or_default();
+            let text = format_log(&String::from_utf8_lossy(&format), &args);
+            println!("[rank {}] {text}", cmd.rank);
+            report.logs.push((cmd.rank, text));
         }
         Some(Op::TimerStart) => {
             timers.insert(cmd.arg, Instant::now());

@@ -27,12 +27,18 @@ const BROADCAST_SLOT: usize = WARP as usize;
 
 crate::shared_array!(static DCUDA_RANK_SCRATCH: [u64; 34]);
 
-/// A block-wide barrier. In the emulator one OS thread runs the whole rank,
-/// so there is nothing to wait for.
+/// A block-wide barrier. On the GPU it is the non-aligned `barrier.sync`:
+/// after a leader operation thread 0 arrives later than the other threads
+/// of its warp, and the aligned `bar.sync` is undefined for such divergent
+/// arrival under independent thread scheduling (it hung on an H200). In the
+/// emulator one OS thread runs the whole rank, so there is nothing to wait for.
 #[inline(always)]
 pub(crate) fn barrier() {
     #[cfg(target_arch = "nvptx64")]
-    arch::sync_threads();
+    // SAFETY: a barrier; the asm block is a memory clobber.
+    unsafe {
+        core::arch::asm!("barrier.sync 0;", options(nostack))
+    };
 }
 
 /// A type that collectives can combine and move between threads.
@@ -200,7 +206,7 @@ pub(super) fn reduce<T: Reducible, O: ReduceOp<T>>(
         if t % WARP == 0 {
             DCUDA_RANK_SCRATCH.set((t / WARP) as usize, partial.to_word());
         }
-        arch::sync_threads();
+        barrier();
         let lane = t % WARP;
         let v = if lane < warps {
             T::from_word(DCUDA_RANK_SCRATCH.get(lane as usize))
@@ -209,7 +215,7 @@ pub(super) fn reduce<T: Reducible, O: ReduceOp<T>>(
         };
         let total = warp_reduce::<T, O>(v);
         // The scratch array is reused by the next collective.
-        arch::sync_threads();
+        barrier();
         total
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -249,7 +255,7 @@ pub(super) fn scan<T: Reducible, O: ReduceOp<T>>(
             if lane == WARP - 1 {
                 DCUDA_RANK_SCRATCH.set((t / WARP) as usize, v.to_word());
             }
-            arch::sync_threads();
+            barrier();
             let warp = t / WARP;
             if warp > 0 {
                 let mut prefix = T::from_word(DCUDA_RANK_SCRATCH.get(0));
@@ -258,7 +264,7 @@ pub(super) fn scan<T: Reducible, O: ReduceOp<T>>(
                 }
                 v = O::combine(prefix, v);
             }
-            arch::sync_threads();
+            barrier();
         }
         PerThread {
             value: core::cell::UnsafeCell::new(v),
@@ -308,7 +314,7 @@ pub(crate) fn single<T: Reducible>(rank: &mut Rank, f: impl FnOnce(&Thread) -> T
         if let Some(v) = result {
             DCUDA_RANK_SCRATCH.set(slot, v.to_word());
         }
-        arch::sync_threads();
+        barrier();
         T::from_word(DCUDA_RANK_SCRATCH.get(slot))
     }
     #[cfg(not(target_arch = "nvptx64"))]

@@ -92,48 +92,186 @@ impl Rank {
         })
     }
 
-    /// Sends a log message to the host, which prints it while the kernel
-    /// runs, prefixed with the rank. Use it through [`rank_log!`](crate::rank_log).
-    pub fn log(&mut self, args: core::fmt::Arguments<'_>) {
-        let mut text = Text {
-            buf: [0; 256],
-            len: 0,
-        };
-        let _ = core::fmt::write(&mut text, args);
-        let len = text.len;
-        let fragments = len.div_ceil(FRAGMENT).max(1);
-        for f in 0..fragments {
-            let end = ((f + 1) * FRAGMENT).min(len);
-            let last = (f + 1 == fragments) as u32;
-            self.host_send(Op::Log, last, &text.buf[f * FRAGMENT..end]);
+    /// Sends a log message to the host, which formats and prints it while
+    /// the kernel runs, prefixed with the rank. Use it through
+    /// [`rank_log!`](crate::rank_log).
+    ///
+    /// The device sends the format string's bytes and the arguments' raw
+    /// values; the host does the formatting. `core::fmt` on the device would
+    /// make ptxas assume 255 registers per thread (its indirect calls hide
+    /// the callees), which cuts the ranks that fit on a GPU by eight.
+    pub fn log(&mut self, format: &'static str, args: &[LogArg]) {
+        for chunk in format.as_bytes().chunks(FRAGMENT) {
+            self.host_send(Op::Log, 0, chunk);
+        }
+        for arg in args {
+            let (kind, bits) = arg.encode();
+            self.host_send(Op::LogArg, kind, &bits.to_le_bytes());
+        }
+        self.host_send(Op::LogEnd, args.len() as u32, &[]);
+    }
+}
+
+/// One argument of a log message: its raw value, formatted by the host.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LogArg {
+    /// An unsigned integer.
+    Unsigned(u64),
+    /// A signed integer.
+    Signed(i64),
+    /// A floating-point number.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl LogArg {
+    /// `(kind, bits)` as sent in a log entry.
+    pub fn encode(self) -> (u32, u64) {
+        match self {
+            LogArg::Unsigned(v) => (0, v),
+            LogArg::Signed(v) => (1, v as u64),
+            LogArg::Float(v) => (2, v.to_bits()),
+            LogArg::Bool(v) => (3, v as u64),
+        }
+    }
+
+    /// The argument of `(kind, bits)`.
+    pub fn decode(kind: u32, bits: u64) -> Option<LogArg> {
+        match kind {
+            0 => Some(LogArg::Unsigned(bits)),
+            1 => Some(LogArg::Signed(bits as i64)),
+            2 => Some(LogArg::Float(f64::from_bits(bits))),
+            3 => Some(LogArg::Bool(bits != 0)),
+            _ => None,
         }
     }
 }
 
-/// A fixed buffer that `core::fmt` writes into; longer text is cut.
-struct Text {
-    buf: [u8; 256],
-    len: usize,
+macro_rules! log_arg {
+    ($variant:ident as $wide:ty: $($t:ty),*) => {$(
+        impl From<$t> for LogArg {
+            fn from(v: $t) -> Self {
+                LogArg::$variant(v as $wide)
+            }
+        }
+    )*};
 }
+log_arg!(Unsigned as u64: u8, u16, u32, u64, usize);
+log_arg!(Signed as i64: i8, i16, i32, i64, isize);
+log_arg!(Float as f64: f32, f64);
 
-impl core::fmt::Write for Text {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
+impl From<bool> for LogArg {
+    fn from(v: bool) -> Self {
+        LogArg::Bool(v)
     }
 }
 
-/// Logs a formatted message from a rank kernel (uniform code): the host
-/// prints it live as `[rank N] message`.
+#[cfg(not(target_arch = "nvptx64"))]
+impl core::fmt::Display for LogArg {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            LogArg::Unsigned(v) => write!(f, "{v}"),
+            LogArg::Signed(v) => write!(f, "{v}"),
+            LogArg::Float(v) => write!(f, "{v}"),
+            LogArg::Bool(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Fills the `{...}` placeholders of `format` with `args`, in order (`{{`
+/// and `}}` are braces); a count mismatch is shown in the text.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn format_log(format: &str, args: &[LogArg]) -> std::string::String {
+    use std::string::String;
+    let mut out = String::new();
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                match args.next() {
+                    Some(a) => out.push_str(&std::format!("{a}")),
+                    None => out.push_str("{missing argument}"),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    let extra = args.count();
+    if extra > 0 {
+        out.push_str(&std::format!(" [{extra} more argument(s)]"));
+    }
+    out
+}
+
+/// Logs a message from a rank kernel (uniform code): the host fills the
+/// `{}` placeholders with the arguments (integers, floats, bools) and prints
+/// it live as `[rank N] message`.
 ///
 /// ```ignore
 /// rank_log!(rank, "sum = {}", sum);
 /// ```
 #[macro_export]
 macro_rules! rank_log {
-    ($rank:expr, $($arg:tt)*) => {
-        $rank.log(::core::format_args!($($arg)*))
+    ($rank:expr, $format:literal $(, $arg:expr)* $(,)?) => {
+        $rank.log($format, &[$($crate::runtime::LogArg::from($arg)),*])
     };
+}
+
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_placeholders_in_order() {
+        let args = [
+            LogArg::from(3u32),
+            LogArg::from(-2i64),
+            LogArg::from(1.5f64),
+            LogArg::from(true),
+        ];
+        assert_eq!(
+            format_log("a={} b={:?} c={} d={} {{x}}", &args),
+            "a=3 b=-2 c=1.5 d=true {x}"
+        );
+    }
+
+    #[test]
+    fn shows_argument_count_mismatches() {
+        assert_eq!(
+            format_log("{} {}", &[LogArg::from(1u8)]),
+            "1 {missing argument}"
+        );
+        assert_eq!(
+            format_log("none", &[LogArg::from(1u8)]),
+            "none [1 more argument(s)]"
+        );
+    }
+
+    #[test]
+    fn encoding_round_trips() {
+        for a in [
+            LogArg::from(u64::MAX),
+            LogArg::from(i64::MIN),
+            LogArg::from(-0.25f32),
+            LogArg::from(false),
+        ] {
+            let (kind, bits) = a.encode();
+            assert_eq!(LogArg::decode(kind, bits), Some(a));
+        }
+    }
 }

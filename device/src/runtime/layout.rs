@@ -101,12 +101,16 @@ pub struct MatchRecord {
 pub enum Op {
     /// Reply at once (host round trip).
     Ping = 1,
-    /// A log message fragment: `len` bytes of text; `arg` is 1 on the last fragment.
+    /// A fragment of a log message's format string: `len` bytes.
     Log = 2,
     /// Start host timer `arg`.
     TimerStart = 3,
     /// Stop host timer `arg`.
     TimerStop = 4,
+    /// A log argument: kind `arg`, 8 bytes of value.
+    LogArg = 5,
+    /// The end of a log message with `arg` arguments.
+    LogEnd = 6,
 }
 
 impl Op {
@@ -117,6 +121,8 @@ impl Op {
             2 => Some(Op::Log),
             3 => Some(Op::TimerStart),
             4 => Some(Op::TimerStop),
+            5 => Some(Op::LogArg),
+            6 => Some(Op::LogEnd),
             _ => None,
         }
     }

@@ -21,6 +21,9 @@ mod sync;
 mod window;
 
 pub use comm::{Comm, CommKind};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::format_log;
+pub use host::LogArg;
 pub use layout::*;
 pub use matching::{Match, Source};
 pub use window::Window;
