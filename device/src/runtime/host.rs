@@ -32,7 +32,8 @@ fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[
             words[i / 4] |= (*b as u32) << (8 * (i % 4));
         }
         let dst = &raw mut (*e).payload as *mut u32;
-        for (i, w) in words.iter().enumerate() {
+        // Only the words in use cross the bus.
+        for (i, w) in words.iter().enumerate().take(len.div_ceil(4)) {
             dst.add(i).write_volatile(*w);
         }
         (&raw mut (*e).rank).write_volatile(rank);

@@ -119,10 +119,13 @@ impl Rank {
                         published = true;
                     }
                 }
-                if spins > 256 {
-                    arch::nanosleep(if spins > 4096 { 1000 } else { 64 });
-                } else {
-                    arch::nanosleep(0);
+                // Spin hard first: a partner on the same device answers in
+                // well under a microsecond. Then back off, so that a thousand
+                // waiting ranks do not flood the memory system.
+                if spins > 16384 {
+                    arch::nanosleep(1000);
+                } else if spins > 2048 {
+                    arch::nanosleep(64);
                 }
             }
         });

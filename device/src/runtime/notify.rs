@@ -20,11 +20,14 @@ use crate::rank::{on_thread_zero, Rank};
 fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32, u32> {
     let at = rank as usize * TAGS + tag as usize;
     // SAFETY: in the counter arrays.
-    let (local, remote) = unsafe {
-        (
-            arch::load_acquire(ctx.local_notifications.add(at), Scope::Gpu),
-            arch::load_acquire(ctx.remote_notifications.add(at), Scope::System),
-        )
+    let local = unsafe { arch::load_acquire(ctx.local_notifications.add(at), Scope::Gpu) };
+    // The host writes remote counters only when ranks live on other devices;
+    // on one device skip the system-scoped load.
+    let remote = if ctx.world_size == ctx.ranks {
+        0
+    } else {
+        // SAFETY: as above.
+        unsafe { arch::load_acquire(ctx.remote_notifications.add(at), Scope::System) }
     };
     let consumed = DCUDA_CONSUMED.get(tag as usize);
     let available = local.wrapping_add(remote).wrapping_sub(consumed);

@@ -26,7 +26,7 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
         // SAFETY: the caller checked both ranges.
         unsafe {
             if align == 0 {
-                copy_strided(dst as *mut Vec4, src as *const Vec4, bytes / 16, t, n);
+                copy_vectors(dst as *mut Vec4, src as *const Vec4, bytes / 16, t, n);
             } else if align % 4 == 0 {
                 copy_strided(dst as *mut u32, src as *const u32, bytes / 4, t, n);
             } else {
@@ -40,6 +40,28 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
         // SAFETY: the caller checked both ranges; windows may overlap.
         unsafe { core::ptr::copy(src, dst, bytes) }
     }
+}
+
+/// Copies 16-byte vectors, four in flight per thread: one load at a time
+/// leaves most of the memory system idle.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn copy_vectors(dst: *mut Vec4, src: *const Vec4, len: usize, first: usize, stride: usize) {
+    let mut i = first;
+    while i + 3 * stride < len {
+        let (a, b, c, d) = (
+            src.add(i).read(),
+            src.add(i + stride).read(),
+            src.add(i + 2 * stride).read(),
+            src.add(i + 3 * stride).read(),
+        );
+        dst.add(i).write(a);
+        dst.add(i + stride).write(b);
+        dst.add(i + 2 * stride).write(c);
+        dst.add(i + 3 * stride).write(d);
+        i += 4 * stride;
+    }
+    copy_strided(dst, src, len, i, stride);
 }
 
 #[cfg(target_arch = "nvptx64")]
