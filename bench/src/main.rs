@@ -115,6 +115,10 @@ impl Bench {
 
     /// Half round trip of dcuda's ping-pong among `ranks` ranks, in µs.
     fn pingpong(&self, ranks: u32, mode: u32) -> Result<f64> {
+        self.pingpong_with(ranks, mode, self.threads)
+    }
+
+    fn pingpong_with(&self, ranks: u32, mode: u32, threads: u32) -> Result<f64> {
         let iters = self.iters(20_000);
         let mut buf = self.rt.alloc::<u32>(16 * ranks as usize)?;
         let mut out = self.rt.alloc::<u64>(1)?;
@@ -365,7 +369,8 @@ fn main() -> Result<()> {
     });
 
     // Bandwidth from 1 B to 64 MiB.
-    let half = (max_ranks / 2).max(1);
+    // The copy loop uses more registers than the ping-pong: fewer ranks fit.
+    let half = (b.module.max_ranks(&PUT_BANDWIDTH, threads)? / 2).max(1);
     let sizes: Vec<usize> = (0..=26)
         .step_by(if quick { 6 } else { 2 })
         .map(|p| 1usize << p)

@@ -57,6 +57,9 @@ pub struct Rank {
     pub(crate) consumed_ready: bool,
     /// Whether the leader has set up the ring credit cache.
     pub(crate) credit_ready: bool,
+    /// The last window entry looked up: `(window, target device rank, entry)`.
+    /// Valid until a window is created or freed (both collective).
+    pub(crate) last_target: Option<(u32, u32, crate::runtime::WindowEntry)>,
     // A rank is one block: not shareable across blocks or threads.
     _not_send: PhantomData<*mut ()>,
 }
@@ -160,6 +163,7 @@ impl Rank {
             replies_seen: 0,
             consumed_ready: false,
             credit_ready: false,
+            last_target: None,
             _not_send: PhantomData,
         };
         crate::runtime::init(&mut rank);

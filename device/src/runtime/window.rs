@@ -98,6 +98,7 @@ impl Rank {
             0u32
         });
         self.windows_live |= 1 << id;
+        self.last_target = None;
         self.barrier(comm);
         Window {
             id,
@@ -125,6 +126,7 @@ impl Rank {
             0u32
         });
         self.windows_live &= !(1 << win.id);
+        self.last_target = None;
     }
 
     #[inline(always)]
