@@ -131,7 +131,7 @@ impl Bench {
         // SAFETY: 16 words per rank, one output.
         unsafe {
             self.module
-                .run(&PINGPONG, &RunConfig::new(self.threads).ranks(ranks), &args)?
+                .run(&PINGPONG, &RunConfig::new(threads).ranks(ranks), &args)?
         };
         Ok(out.download()?[0] as f64 / 1e3 / iters as f64 / 2.0)
     }
