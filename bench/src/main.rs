@@ -333,6 +333,18 @@ fn main() -> Result<()> {
         baseline: Some(raw),
         target: Some(("<=", 1.3)),
     });
+    for (mode, what) in [(0, "notified put 4 B"), (1, "notify")] {
+        let v = b.pingpong_with(2, mode, 32)?;
+        b.push(Row {
+            group: "latency",
+            name: format!("{what}, half round trip, 32-thread ranks"),
+            x: 2.0,
+            value: v,
+            unit: "us",
+            baseline: Some(raw),
+            target: None,
+        });
+    }
 
     // Host round trips, and the placements of the raw flags.
     let placements = [

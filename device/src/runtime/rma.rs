@@ -1,9 +1,10 @@
 //! Remote memory access on one device: the block copies, then signals.
 
-use super::layout::Call;
+use super::layout::{Call, TAGS};
 use super::window::Window;
+use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
-use crate::rank::Rank;
+use crate::rank::{on_thread_zero, Rank};
 
 /// 16 bytes, aligned, so that a copy moves whole vectors (`ld.v4`/`st.v4`).
 #[cfg(target_arch = "nvptx64")]
@@ -80,10 +81,15 @@ unsafe fn copy_strided<U: Copy>(
     }
 }
 
+/// Payloads up to this size are copied by the leader thread alone: one
+/// thread, one barrier, and the leader's release covers its own copy.
+const SMALL: usize = 16;
+
 impl Rank {
     /// Writes `count` elements from `src` to element `offset` of rank
-    /// `target`'s part of `win`. The target is not notified. `src` may be
-    /// reused after [`flush`](Self::flush).
+    /// `target`'s part of `win`. The target is not notified. The put sends
+    /// what every thread of the rank wrote to `src` before the call; `src`
+    /// may be reused after [`flush`](Self::flush).
     pub fn put<T: Copy>(
         &mut self,
         win: Window<T>,
@@ -94,6 +100,7 @@ impl Rank {
     ) {
         let t = self.target(Call::Put, &win, target, offset, count);
         let dst = (t.entry.base as *mut T).wrapping_add(offset);
+        barrier(); // Every thread's writes to `src` are visible to the copiers.
         block_copy(
             self,
             dst as *mut u8,
@@ -117,17 +124,31 @@ impl Rank {
         self.check_tag(Call::PutNotify, tag);
         let t = self.target(Call::PutNotify, &win, target, offset, count);
         let dst = (t.entry.base as *mut T).wrapping_add(offset);
-        block_copy(
-            self,
-            dst as *mut u8,
-            src as *const u8,
-            count * core::mem::size_of::<T>(),
-        );
+        let bytes = count * core::mem::size_of::<T>();
+        if bytes <= SMALL && !win.matched {
+            barrier(); // Earlier writes of every thread precede the copy and the signal.
+                       // SAFETY: in the counter array; the ranges were checked.
+            let counter = unsafe {
+                self.ctx()
+                    .local_notifications
+                    .add(t.dev as usize * TAGS + tag as usize)
+            };
+            on_thread_zero(|_| unsafe {
+                if !core::ptr::eq(dst, src) {
+                    core::ptr::copy(src as *const u8, dst as *mut u8, bytes);
+                }
+                arch::add(counter, 1, Ordering::Release, Scope::Gpu);
+            });
+            return;
+        }
+        barrier();
+        block_copy(self, dst as *mut u8, src as *const u8, bytes);
         self.deliver(&win, t.dev, t.me, tag);
     }
 
     /// Reads `count` elements at element `offset` of rank `target`'s part of
-    /// `win` into `dst`. The data is in `dst` when the call returns.
+    /// `win` into `dst`. The data is in `dst`, for every thread, when the
+    /// call returns.
     pub fn get<T: Copy>(
         &mut self,
         win: Window<T>,
@@ -138,6 +159,7 @@ impl Rank {
     ) {
         let t = self.target(Call::Get, &win, target, offset, count);
         let src = (t.entry.base as *const T).wrapping_add(offset);
+        barrier(); // No thread still reads `dst`.
         block_copy(
             self,
             dst as *mut u8,
@@ -161,6 +183,7 @@ impl Rank {
         self.check_tag(Call::GetNotify, tag);
         let t = self.target(Call::GetNotify, &win, target, offset, count);
         let src = (t.entry.base as *const T).wrapping_add(offset);
+        barrier();
         block_copy(
             self,
             dst as *mut u8,

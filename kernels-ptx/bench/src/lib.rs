@@ -98,7 +98,7 @@ pub struct BandwidthArgs {
     pub dst: *mut u8,
     /// Bytes each sender puts per repetition.
     pub bytes: u64,
-    /// Ranks `0..senders` put to ranks `senders..2*senders`.
+    /// Pairs `(2i, 2i + 1)` for `i < senders`: the even rank sends.
     pub senders: u32,
     /// Repetitions.
     pub reps: u32,
@@ -106,30 +106,33 @@ pub struct BandwidthArgs {
     pub out: *mut u64,
 }
 
-/// Senders put `reps` times `bytes` into their receiver's window, flush and
-/// notify; the time runs from a barrier to a barrier.
+/// Even ranks below `2 * senders` put `reps` times `bytes` into the window
+/// of the next (odd) rank, flush and notify; the time runs from a barrier to
+/// a barrier. Interleaving spreads senders over all multiprocessors,
+/// whatever the block placement.
 #[rank]
 pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     let world = rank.world();
     let me = world.rank();
-    let s = args.senders;
+    let pair = me / 2;
+    let active = pair < args.senders;
     let bytes = args.bytes as usize;
-    let receiver = me >= s && me < 2 * s;
+    let receiver = active && me % 2 == 1;
     let (base, len) = if receiver {
-        (args.dst.wrapping_add((me - s) as usize * bytes), bytes)
+        (args.dst.wrapping_add(pair as usize * bytes), bytes)
     } else {
         (args.dst, 0)
     };
     let win = rank.win_create(world, base, len);
     rank.barrier(world);
     let t0 = rank.timestamp();
-    if me < s {
-        let src = args.src.wrapping_add(me as usize * bytes) as *const u8;
+    if active && !receiver {
+        let src = args.src.wrapping_add(pair as usize * bytes) as *const u8;
         for _ in 0..args.reps {
-            rank.put(win, me + s, 0, src, bytes);
+            rank.put(win, me + 1, 0, src, bytes);
         }
         rank.flush(win);
-        rank.notify(world, me + s, 1);
+        rank.notify(world, me + 1, 1);
     } else if receiver {
         rank.wait_notifications(1, 1);
     }
