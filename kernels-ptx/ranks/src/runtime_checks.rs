@@ -126,6 +126,7 @@ pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
 /// more than the log holds, so senders wait for room; rank 0 takes them with
 /// a full wildcard. `out[0]`: `[by source, by tag wildcard, by full wildcard,
 /// 1 if anything was left]`.
+// ANCHOR: matching
 #[rank]
 pub fn matching(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -176,8 +177,11 @@ pub fn matching(rank: &mut Rank, args: &CheckArgs) {
     rank.win_free(win);
 }
 
+// ANCHOR_END: matching
+
 /// Host services: a timed section with a barrier, a log line per rank, and
 /// host round trips. `out[me][0]` is the last ping reply.
+// ANCHOR: host_services
 #[rank]
 pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
     let me = rank.world().rank();
@@ -199,8 +203,11 @@ pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
     unsafe { *args.out(me) = reply };
 }
 
+// ANCHOR_END: host_services
+
 /// A deadlock: rank 0 waits for a notification nobody sends; the others
 /// wait in a barrier rank 0 never reaches. The watchdog must end it.
+// ANCHOR: deadlock
 #[rank]
 pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
     let world = rank.world();
@@ -209,6 +216,8 @@ pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
     }
     rank.barrier(world);
 }
+
+// ANCHOR_END: deadlock
 
 /// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
 /// the others wait in a barrier, which the abort must release.
