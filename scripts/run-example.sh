@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the smoke example (saxpy): on the GPU if there is one, else on the CPU emulator.
+# Runs the main example, the distributed sum: on the GPU if there is one, else on the CPU emulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
-exec cargo run --release -p dcuda-examples --bin saxpy
+exec cargo run --release -p dcuda-examples --bin distributed_sum
