@@ -1,7 +1,7 @@
 //! Remote memory access on one device: the block copies, then signals.
 
 use super::layout::{Call, TAGS};
-use super::window::Window;
+use super::window::{Target, Window};
 use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
 use crate::rank::{on_thread_zero, Rank};
@@ -85,7 +85,47 @@ unsafe fn copy_strided<U: Copy>(
 /// thread, one barrier, and the leader's release covers its own copy.
 const SMALL: usize = 16;
 
+/// Which way data moves between this rank and the target's window.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Put,
+    Get,
+}
+
 impl Rank {
+    /// Checks an access, synchronises the rank (every thread's earlier
+    /// writes to the source, or reads of the destination, are done), and
+    /// copies; returns the target for the notification that may follow.
+    #[inline(always)]
+    fn transfer<T: Copy>(
+        &mut self,
+        call: Call,
+        win: &Window<T>,
+        target: u32,
+        offset: usize,
+        local: *mut T,
+        count: usize,
+    ) -> Target {
+        let t = self.target(call, win, target, offset, count);
+        let remote = (t.entry.base as *mut T).wrapping_add(offset);
+        let direction = match call {
+            Call::Get | Call::GetNotify => Direction::Get,
+            _ => Direction::Put,
+        };
+        let (dst, src) = match direction {
+            Direction::Put => (remote, local as *const T),
+            Direction::Get => (local, remote as *const T),
+        };
+        barrier();
+        block_copy(
+            self,
+            dst as *mut u8,
+            src as *const u8,
+            count * core::mem::size_of::<T>(),
+        );
+        t
+    }
+
     /// Writes `count` elements from `src` to element `offset` of rank
     /// `target`'s part of `win`. The target is not notified. The put sends
     /// what every thread of the rank wrote to `src` before the call; `src`
@@ -98,15 +138,7 @@ impl Rank {
         src: *const T,
         count: usize,
     ) {
-        let t = self.target(Call::Put, &win, target, offset, count);
-        let dst = (t.entry.base as *mut T).wrapping_add(offset);
-        barrier(); // Every thread's writes to `src` are visible to the copiers.
-        block_copy(
-            self,
-            dst as *mut u8,
-            src as *const u8,
-            count * core::mem::size_of::<T>(),
-        );
+        self.transfer(Call::Put, &win, target, offset, src as *mut T, count);
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the
@@ -122,17 +154,20 @@ impl Rank {
         tag: u32,
     ) {
         self.check_tag(Call::PutNotify, tag);
-        let t = self.target(Call::PutNotify, &win, target, offset, count);
-        let dst = (t.entry.base as *mut T).wrapping_add(offset);
         let bytes = count * core::mem::size_of::<T>();
         if bytes <= SMALL && !win.matched {
-            barrier(); // Earlier writes of every thread precede the copy and the signal.
-                       // SAFETY: in the counter array; the ranges were checked.
+            // One thread copies and signals, after one barrier: its release
+            // covers its own copy.
+            let t = self.target(Call::PutNotify, &win, target, offset, count);
+            let dst = (t.entry.base as *mut T).wrapping_add(offset);
+            // SAFETY: in the counter array.
             let counter = unsafe {
                 self.ctx()
                     .local_notifications
                     .add(t.dev as usize * TAGS + tag as usize)
             };
+            barrier();
+            // SAFETY: the ranges were checked.
             on_thread_zero(|_| unsafe {
                 if !core::ptr::eq(dst, src) {
                     core::ptr::copy(src as *const u8, dst as *mut u8, bytes);
@@ -141,8 +176,7 @@ impl Rank {
             });
             return;
         }
-        barrier();
-        block_copy(self, dst as *mut u8, src as *const u8, bytes);
+        let t = self.transfer(Call::PutNotify, &win, target, offset, src as *mut T, count);
         self.deliver(&win, t.dev, t.me, tag);
     }
 
@@ -157,15 +191,7 @@ impl Rank {
         dst: *mut T,
         count: usize,
     ) {
-        let t = self.target(Call::Get, &win, target, offset, count);
-        let src = (t.entry.base as *const T).wrapping_add(offset);
-        barrier(); // No thread still reads `dst`.
-        block_copy(
-            self,
-            dst as *mut u8,
-            src as *const u8,
-            count * core::mem::size_of::<T>(),
-        );
+        self.transfer(Call::Get, &win, target, offset, dst, count);
         barrier();
     }
 
@@ -181,15 +207,7 @@ impl Rank {
         tag: u32,
     ) {
         self.check_tag(Call::GetNotify, tag);
-        let t = self.target(Call::GetNotify, &win, target, offset, count);
-        let src = (t.entry.base as *const T).wrapping_add(offset);
-        barrier();
-        block_copy(
-            self,
-            dst as *mut u8,
-            src as *const u8,
-            count * core::mem::size_of::<T>(),
-        );
+        let t = self.transfer(Call::GetNotify, &win, target, offset, dst, count);
         self.deliver(&win, t.dev, t.me, tag);
     }
 
