@@ -10,10 +10,8 @@ fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
         .find(&format!(".entry {name}("))
         .unwrap_or_else(|| panic!("no kernel {name} in the PTX"));
     let rest = &ptx[start..];
-    let end = rest[1..]
-        .find(".entry ")
-        .map(|e| e + 1)
-        .unwrap_or(rest.len());
+    // The body ends at the first closing brace in column 0.
+    let end = rest.find("\n}").map(|e| e + 2).unwrap_or(rest.len());
     &rest[..end]
 }
 
