@@ -113,6 +113,25 @@ impl Bench {
         Ok(out.download()?[0] as f64 / 1e3 / iters as f64 / 2.0)
     }
 
+    /// Half round trip of the breakdown ping-pong with `steps` of the
+    /// runtime's pieces, blocks of `threads`, in µs.
+    fn breakdown(&self, steps: u32, threads: u32) -> Result<f64> {
+        let iters = self.iters(20_000);
+        let mut counters = self.rt.alloc::<u32>(2)?;
+        let mut out = self.rt.alloc::<u64>(1)?;
+        let config = LaunchConfig::linear(2, threads).cooperative();
+        // SAFETY: two counters, one output.
+        unsafe {
+            self.module.launch(
+                &PINGPONG_BREAKDOWN,
+                config,
+                (counters.as_mut_ptr(), iters, steps, out.as_mut_ptr()),
+            )?
+        }
+        .wait()?;
+        Ok(out.download()?[0] as f64 / 1e3 / iters as f64 / 2.0)
+    }
+
     /// Half round trip of dcuda's ping-pong among `ranks` ranks, in µs.
     fn pingpong(&self, ranks: u32, mode: u32) -> Result<f64> {
         self.pingpong_with(ranks, mode, self.threads)
@@ -339,6 +358,24 @@ fn main() -> Result<()> {
             group: "latency",
             name: format!("{what}, half round trip, 32-thread ranks"),
             x: 2.0,
+            value: v,
+            unit: "us",
+            baseline: Some(raw),
+            target: None,
+        });
+    }
+
+    // Where the difference goes: the raw ping-pong plus the runtime's pieces.
+    for (steps, what) in [
+        (1, "+ counter bumped with red.release"),
+        (2, "+ leader's broadcast barrier"),
+        (3, "+ ordering barrier before the signal"),
+    ] {
+        let v = b.breakdown(steps, threads)?;
+        b.push(Row {
+            group: "breakdown",
+            name: format!("raw ping-pong {what}"),
+            x: steps as f64,
             value: v,
             unit: "us",
             baseline: Some(raw),

@@ -190,3 +190,52 @@ pub unsafe fn raw_roundtrip(to_host: *mut u32, to_device: *const u32, iters: u32
         }
     }
 }
+
+/// Latency breakdown: thread 0 of blocks 0 and 1 ping-pong as in
+/// [`raw_flag_pingpong`], adding the runtime's pieces one at a time:
+/// `steps >= 1`: a counter bumped with `red.release.gpu` instead of a flag
+/// store; `>= 2`: a block barrier after each successful poll (the leader's
+/// broadcast); `>= 3`: a block barrier before each signal (ordering the
+/// block's writes). Launch cooperatively with 2 blocks of any size.
+#[kernel]
+pub unsafe fn pingpong_breakdown(counters: *mut u32, iters: u32, steps: u32, out: *mut u64) {
+    let me = block_idx().x;
+    let leader = thread_idx().x == 0;
+    let (mine, theirs) = (counters.add(me as usize), counters.add(1 - me as usize));
+    let signal = |i: u32| {
+        if steps >= 3 {
+            arch::sync_threads();
+        }
+        if leader {
+            if steps >= 1 {
+                arch::add(theirs, 1, arch::Ordering::Release, Scope::Gpu);
+            } else {
+                arch::store_release(theirs, i, Scope::Gpu);
+            }
+        }
+    };
+    let wait = |i: u32| {
+        if leader {
+            while arch::load_acquire(mine, Scope::Gpu) != i {}
+        }
+        if steps >= 2 {
+            arch::sync_threads();
+        }
+    };
+    let mut t0 = 0;
+    for i in 1..=WARMUP + iters {
+        if i == WARMUP + 1 {
+            t0 = global_timer();
+        }
+        if me == 0 {
+            signal(i);
+            wait(i);
+        } else {
+            wait(i);
+            signal(i);
+        }
+    }
+    if me == 0 && leader {
+        *out = global_timer() - t0;
+    }
+}
