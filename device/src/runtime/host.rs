@@ -70,7 +70,7 @@ impl Rank {
                 }
             });
         }
-        on_thread_zero(|_| publish(ctx, pos, rank, op, arg, payload));
+        on_thread_zero(|_| publish(&ctx, pos, rank, op, arg, payload));
     }
 
     /// A host round trip: asks the host for a reply and waits for it.

@@ -151,7 +151,7 @@ impl Rank {
             }
         });
         on_thread_zero(|_| {
-            let r = record(ctx, dev, pos);
+            let r = record(&ctx, dev, pos);
             // SAFETY: position `pos` is ours until published.
             unsafe {
                 (*r).source = source;
@@ -191,7 +191,7 @@ impl Rank {
                 Source::Rank(r) => r,
             },
         ];
-        self.wait_until(Call::WaitMatch, args, || try_match(ctx, id, &m, count));
+        self.wait_until(Call::WaitMatch, args, || try_match(&ctx, id, &m, count));
     }
 
     /// Consumes `count` notifications that `m` accepts if that many have
@@ -199,6 +199,6 @@ impl Rank {
     pub fn test_match(&mut self, m: Match, count: u32) -> bool {
         self.check_match(Call::TestMatch, &m, count);
         let (ctx, id) = (self.ctx_ref(), self.id);
-        single(self, |_| try_match(ctx, id, &m, count).unwrap_or(0)) == 1
+        single(self, |_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
     }
 }

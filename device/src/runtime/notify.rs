@@ -98,7 +98,7 @@ impl Rank {
             if core::mem::take(&mut setup) {
                 init_consumed(ctx.notification_start);
             }
-            try_consume(ctx, id, tag, count)
+            try_consume(&ctx, id, tag, count)
         });
     }
 
@@ -112,7 +112,7 @@ impl Rank {
             if first {
                 init_consumed(ctx.notification_start);
             }
-            try_consume(ctx, id, tag, count).unwrap_or(0)
+            try_consume(&ctx, id, tag, count).unwrap_or(0)
         }) == 1
     }
 }
