@@ -189,17 +189,6 @@ impl Rank {
         self.threads
     }
 
-    /// The runtime context, not tied to a borrow of the rank, so that
-    /// closures run by the leader can read it while the rank is borrowed
-    /// mutably. Read fields through it: copying the whole context costs
-    /// every thread two dozen loads per call.
-    #[inline(always)]
-    pub(crate) fn ctx_ref(&self) -> &'static RankContext {
-        // SAFETY: the host keeps the context alive and unchanged for the
-        // whole launch, which outlives every rank.
-        unsafe { &*self.context }
-    }
-
     /// The runtime context the rank was launched with.
     #[inline(always)]
     pub(crate) fn ctx(&self) -> &RankContext {

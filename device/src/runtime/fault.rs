@@ -11,7 +11,7 @@ impl Rank {
     /// this rank. Checks are uniform, so every thread of the rank gets here.
     #[cold]
     pub(crate) fn fail(&mut self, call: Call, fault: Fault, values: [u64; 4]) -> ! {
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         let rank = self.id;
         single(self, |_| {
             // SAFETY: the error record and abort flag live for the whole run.

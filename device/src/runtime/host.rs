@@ -47,7 +47,7 @@ fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[
 impl Rank {
     /// Sends one command to the host; waits only if the ring is full.
     pub(crate) fn host_send(&mut self, op: Op, arg: u32, payload: &[u8]) {
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         let rank = self.id;
         let first = !core::mem::replace(&mut self.credit_ready, true);
         let pos = single(self, |_| {

@@ -127,7 +127,7 @@ impl Rank {
     /// is full.
     pub(crate) fn log_match(&mut self, dev: u32, source: u32, window: u32, tag: u32) {
         barrier(); // Every thread's copy precedes the record.
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         let pos = single(self, |_| {
             // SAFETY: the target's reservation counter.
             unsafe {
@@ -182,7 +182,7 @@ impl Rank {
     /// matched windows, and consumes the oldest `count` of them.
     pub fn wait_match(&mut self, m: Match, count: u32) {
         self.check_match(Call::WaitMatch, &m, count);
-        let (ctx, id) = (self.ctx_ref(), self.id);
+        let (ctx, id) = (*self.ctx(), self.id);
         let args = [
             m.tag.unwrap_or(u32::MAX),
             count,
@@ -198,7 +198,7 @@ impl Rank {
     /// arrived; returns whether it did. Never waits.
     pub fn test_match(&mut self, m: Match, count: u32) -> bool {
         self.check_match(Call::TestMatch, &m, count);
-        let (ctx, id) = (self.ctx_ref(), self.id);
+        let (ctx, id) = (*self.ctx(), self.id);
         single(self, |_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
     }
 }

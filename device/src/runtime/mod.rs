@@ -78,7 +78,7 @@ impl Rank {
         args: [u32; 3],
         mut ready: impl FnMut() -> Result<u32, u32>,
     ) -> u32 {
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         let status = self.status_slot();
         let outcome = single(self, |_| {
             let mut spins = 0u32;

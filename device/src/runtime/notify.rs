@@ -92,7 +92,7 @@ impl Rank {
     pub fn wait_notifications(&mut self, tag: u32, count: u32) {
         self.check_tag(Call::WaitNotifications, tag);
         self.check_count(Call::WaitNotifications, count);
-        let (ctx, id, first) = (self.ctx_ref(), self.id, self.first_notification_use());
+        let (ctx, id, first) = (*self.ctx(), self.id, self.first_notification_use());
         let mut setup = first;
         self.wait_until(Call::WaitNotifications, [tag, count, 0], || {
             if core::mem::take(&mut setup) {
@@ -107,7 +107,7 @@ impl Rank {
     pub fn test_notifications(&mut self, tag: u32, count: u32) -> bool {
         self.check_tag(Call::TestNotifications, tag);
         self.check_count(Call::TestNotifications, count);
-        let (ctx, id, first) = (self.ctx_ref(), self.id, self.first_notification_use());
+        let (ctx, id, first) = (*self.ctx(), self.id, self.first_notification_use());
         single(self, |_| {
             if first {
                 init_consumed(ctx.notification_start);

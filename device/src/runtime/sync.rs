@@ -12,7 +12,7 @@ impl Rank {
     pub fn barrier(&mut self, comm: Comm) {
         let _ = comm; // On one device both communicators are all its ranks.
         barrier(); // Every thread's writes precede the leader's arrival.
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         let (count, generation) = (ctx.barrier, ctx.barrier.wrapping_add(1));
         let mut waiting_for: Option<u32> = None;
         self.wait_until(Call::Barrier, [ctx.ranks, 0, 0], || {

@@ -77,7 +77,7 @@ impl Rank {
         }
         let id = free.trailing_zeros();
         let elem = core::mem::size_of::<T>().max(1);
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         // SAFETY: the table has MAX_WINDOWS rows of `ranks` entries.
         let slot = unsafe {
             ctx.windows
@@ -114,7 +114,7 @@ impl Rank {
         let comm = self.comm_of(win.comm);
         // Every rank is done with the window before it goes.
         self.barrier(comm);
-        let ctx = self.ctx_ref();
+        let ctx = *self.ctx();
         // SAFETY: this rank's own entry.
         let slot = unsafe {
             ctx.windows
