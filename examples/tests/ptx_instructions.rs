@@ -66,6 +66,9 @@ const EXPECTED: &[(&str, &[&str])] = &[
         ],
     ),
     ("probe_trap", &["trap;"]),
+    ("probe_add_release_gpu", &["red.release.gpu.add.u32"]),
+    ("probe_add_relaxed_sys", &["red.relaxed.sys.add.u64"]),
+    ("probe_exit_thread", &["exit;"]),
 ];
 
 #[test]

@@ -125,7 +125,7 @@ pub struct RunReport {
 /// The runtime's memory for one run. Dropped after the kernel ends.
 struct RunState {
     ranks: u32,
-    local: DeviceBuffer<u32>,
+    _local: DeviceBuffer<u32>,
     _remote: DeviceBuffer<u32>,
     _windows: DeviceBuffer<u8>,
     _barrier: DeviceBuffer<u32>,
@@ -200,7 +200,7 @@ impl RunState {
         let host = status.len() + ring.len() + replies.len();
         Ok(RunState {
             ranks,
-            local,
+            _local: local,
             _remote: remote,
             _windows: windows,
             _barrier: barrier,
@@ -565,7 +565,6 @@ fn serve(
             report: text,
         });
     }
-    let _ = &state.local;
     Ok(report)
 }
 

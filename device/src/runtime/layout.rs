@@ -247,7 +247,7 @@ codes! {
         WrongCommunicator = 4 => "window used outside its communicator",
         TooManyWindows = 5 => "too many windows",
         CountTooLarge = 6 => "count too large",
-        WindowMisaligned = 7 => "window base or size not a whole number of elements",
+        WindowMisaligned = 7 => "window base not aligned for its element type",
     }
 }
 
@@ -275,7 +275,7 @@ impl ErrorRecord {
             ),
             Some(Fault::TooManyWindows) => format!("more than {MAX_WINDOWS} windows are live"),
             Some(Fault::CountTooLarge) => format!("count {a} exceeds the maximum {b}"),
-            Some(Fault::WindowMisaligned) => format!("window base {a:#x} or size {b} bytes is not a multiple of the element size {c}"),
+            Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
             None => format!("fault {} with values {:?}", self.fault, self.values),
         };
         format!("rank {}: {call}: {detail}", self.rank)

@@ -223,7 +223,7 @@ impl Rank {
     /// Waits until every earlier put of this rank on `win` is complete:
     /// afterwards their source buffers may be changed.
     pub fn flush<T>(&mut self, win: Window<T>) {
-        let _ = win;
+        self.check_live(Call::Flush, &win);
         // On one device every copy is done by the rank's own threads: once
         // all of them are past this barrier, all copies are complete.
         barrier();

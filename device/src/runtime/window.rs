@@ -67,6 +67,19 @@ impl Rank {
         len: usize,
         matched: bool,
     ) -> Window<T> {
+        let align = core::mem::align_of::<T>();
+        if len > 0 && !(base as usize).is_multiple_of(align) {
+            self.fail(
+                Call::WinCreate,
+                Fault::WindowMisaligned,
+                [
+                    base as u64,
+                    (len * core::mem::size_of::<T>()) as u64,
+                    align as u64,
+                    0,
+                ],
+            );
+        }
         let free = !self.windows_live;
         if free == 0 {
             self.fail(
@@ -130,7 +143,7 @@ impl Rank {
     }
 
     #[inline(always)]
-    fn check_live<T>(&mut self, call: Call, win: &Window<T>) {
+    pub(crate) fn check_live<T>(&mut self, call: Call, win: &Window<T>) {
         if win.id as usize >= MAX_WINDOWS || self.windows_live & (1 << win.id) == 0 {
             self.fail(call, Fault::WindowNotLive, [win.id as u64, 0, 0, 0]);
         }

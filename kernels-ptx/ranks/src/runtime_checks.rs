@@ -28,6 +28,19 @@ impl CheckArgs {
     }
 }
 
+/// Sets `dst[k] = value(k)` for `k < words`, the rank's threads striding
+/// over the elements.
+fn fill(rank: &mut Rank, dst: *mut u32, words: usize, value: impl Fn(usize) -> u32) {
+    let stride = rank.threads_per_rank() as usize;
+    rank.threads(|t| {
+        let mut k = t.index() as usize;
+        while k < words {
+            unsafe { *dst.add(k) = value(k) };
+            k += stride;
+        }
+    });
+}
+
 /// Ring exchange: each round, every rank puts its `words` values into the
 /// next rank's window with a notification, waits for its own, and adds the
 /// received values to its output. The tag cycles through all 256 tags.
@@ -38,18 +51,11 @@ pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
     let words = args.words as usize;
     let data = args.data(me);
     let out = args.out(me);
-    let stride = rank.threads_per_rank() as usize;
     let win = rank.win_create(world, data, words);
     for round in 0..args.rounds {
         let tag = round % 256;
         // The payload lives in this rank's output slot while in flight.
-        rank.threads(|t| {
-            let mut k = t.index() as usize;
-            while k < words {
-                unsafe { *out.add(k) = me * 1000 + round + k as u32 };
-                k += stride;
-            }
-        });
+        fill(rank, out, words, |k| me * 1000 + round + k as u32);
         rank.flush(win);
         rank.put_notify(win, (me + 1) % n, 0, out as *const u32, words, tag);
         rank.wait_notifications(tag, 1);
@@ -57,13 +63,7 @@ pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
         rank.barrier(world); // Everyone has read its input before the next round overwrites it.
     }
     // The last round's data sits in the window; copy it out for the host.
-    rank.threads(|t| {
-        let mut k = t.index() as usize;
-        while k < words {
-            unsafe { *out.add(k) = *data.add(k) };
-            k += stride;
-        }
-    });
+    fill(rank, out, words, |k| unsafe { *data.add(k) });
     rank.win_free(win);
 }
 
@@ -104,14 +104,7 @@ pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
     let words = args.words as usize;
     let data = args.data(me);
     let out = args.out(me);
-    let stride = rank.threads_per_rank() as usize;
-    rank.threads(|t| {
-        let mut k = t.index() as usize;
-        while k < words {
-            unsafe { *data.add(k) = me * 7 + k as u32 };
-            k += stride;
-        }
-    });
+    fill(rank, data, words, |k| me * 7 + k as u32);
     let win = rank.win_create(world, data, words);
     let left = (me + n - 1) % n;
     rank.get_notify(win, left, 0, out, words, 9);
@@ -236,7 +229,13 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             1 => rank.put_notify(win, 0, words - 1, src, 2, 0),
             2 => rank.notify(world, 0, 300),
             3 => rank.get(freed, 0, 0, args.out(me), 1),
-            _ => rank.wait_notifications(1, u32::MAX),
+            4 => rank.wait_notifications(1, u32::MAX),
+            5 => rank.flush(freed),
+            _ => {
+                // One byte past an aligned address: misaligned for u32.
+                let odd = (args.data(me) as *mut u8).wrapping_add(1) as *mut u32;
+                let _ = rank.win_create(world, odd, 2);
+            }
         }
     }
     rank.barrier(world);

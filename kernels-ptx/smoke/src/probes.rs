@@ -89,6 +89,21 @@ pub unsafe fn probe_fetch_add_release_block(p: *mut u32, out: *mut u32) {
 }
 
 #[kernel]
+pub unsafe fn probe_add_release_gpu(p: *mut u32) {
+    arch::add(p, 1, Ordering::Release, Scope::Gpu);
+}
+
+#[kernel]
+pub unsafe fn probe_add_relaxed_sys(p: *mut u64) {
+    arch::add(p, 1, Ordering::Relaxed, Scope::System);
+}
+
+#[kernel]
+pub unsafe fn probe_exit_thread() {
+    arch::exit_thread();
+}
+
+#[kernel]
 pub unsafe fn probe_swap_acquire_gpu(p: *mut u32, out: *mut u32) {
     *out = arch::swap(p, 7, Ordering::Acquire, Scope::Gpu);
 }
