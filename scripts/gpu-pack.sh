@@ -24,18 +24,22 @@ for line in sys.stdin:
 ' | while read -r name exe; do
       # examples_run starts the examples by their paths on this machine;
       # gpu-run.sh runs the packed examples itself.
-      [ "$name" = examples_run ] || cp "$exe" "$bundle/tests/$name"
+      # world starts mpirun on this machine's builds; gpu-world.sh runs
+      # the multi-process programs itself.
+      case $name in examples_run|world) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
     done
 
 cargo build --release -p dcuda-examples --bins
 cargo build --release -p dcuda-bench
 mkdir -p "$bundle/bench"
-cp target/release/bench "$bundle/bench/bench"
+cp target/release/bench target/release/bench_world "$bundle/bench/"
+mkdir -p "$bundle/baselines"
+cp bench/baselines/*.cu "$bundle/baselines/"
 for bin in examples/src/bin/*.rs; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"
 done
-cp scripts/gpu-run.sh "$bundle/gpu-run.sh"
+cp scripts/gpu-run.sh scripts/gpu-world.sh "$bundle/"
 git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
 du -sh "$bundle"
 ls "$bundle"/tests "$bundle"/examples

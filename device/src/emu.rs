@@ -188,6 +188,21 @@ pub(crate) fn check_abort() {
     }
 }
 
+/// Whether `ptr` lies in the current block's shared memory (false outside
+/// a block).
+pub(crate) fn is_shared(ptr: *const u8) -> bool {
+    CURRENT.with(|c| {
+        c.borrow().as_ref().is_some_and(|t| {
+            let shared = t.block.shared.lock().unwrap_or_else(|e| e.into_inner());
+            shared.values().any(|a| {
+                let start = a.0.as_ptr() as usize;
+                let end = start + a.0.len() * core::mem::size_of::<u128>();
+                (start..end).contains(&(ptr as usize))
+            })
+        })
+    })
+}
+
 /// Base address of shared-memory symbol `symbol` in the current block.
 pub(crate) fn shared_base(symbol: &'static str, bytes: usize) -> *mut u8 {
     let block = with_thread("shared memory access", |t| t.block.clone());

@@ -93,6 +93,24 @@ pub enum Error {
         /// Its fault.
         cause: String,
     },
+    /// The network between processes failed, or its setup did.
+    #[error("dcuda: network: {call}: {reason}")]
+    Network {
+        /// What was being done.
+        call: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Another process of the job failed; this one aborted its run.
+    #[error("dcuda: kernel `{kernel}` aborted because process {process} failed:\n{message}")]
+    PeerFailed {
+        /// The kernel.
+        kernel: String,
+        /// The process that failed.
+        process: u32,
+        /// Its error.
+        message: String,
+    },
     /// A rank called the runtime with bad arguments; the run was aborted.
     #[error("dcuda: kernel `{kernel}`: {message}")]
     RankCall {

@@ -21,8 +21,10 @@ mod error;
 mod gpu;
 mod memory;
 mod module;
+mod network;
 mod ranks;
 mod runtime;
+mod world;
 
 pub use backend::{Backend, BackendChoice};
 pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam, RankArgs, RankKernel};
@@ -30,6 +32,7 @@ pub use dcuda_device::Dim3;
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, DeviceCopy, MappedBuffer};
 pub use module::{Launch, LaunchConfig, Module, Ptx};
+pub use network::{job, Job, NetworkManager};
 pub use ranks::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
 

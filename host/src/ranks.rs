@@ -6,14 +6,16 @@ use crate::error::{Error, Result};
 use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::module::{Launch, Module};
 use crate::runtime::{Device, Runtime};
+use crate::world::{Syncs, World};
 use dcuda_device::kernel::{RankArgs, RankKernel};
 use dcuda_device::rank::WARP;
 use dcuda_device::runtime::{
-    format_log, Call, Command, ErrorRecord, LogArg, MatchRecord, Op, RankContext, Reply,
-    WaitStatus, WindowEntry, MATCH_LOG, MAX_WINDOWS, STATUS_FINISHED, TAGS,
+    format_log, Call, Command, ErrorRecord, LogArg, MatchRecord, Op, Peer, RankContext, Reply,
+    Route, Transfer, WaitStatus, WindowEntry, MATCH_LOG, MAX_WINDOWS, STATUS_FINISHED, TAGS,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How to run a rank kernel.
@@ -126,7 +128,9 @@ pub struct RunReport {
 struct RunState {
     ranks: u32,
     _local: DeviceBuffer<u32>,
-    _remote: DeviceBuffer<u32>,
+    _remote: MappedBuffer<u32>,
+    _host_done: MappedBuffer<u32>,
+    _peers: DeviceBuffer<u8>,
     _windows: DeviceBuffer<u8>,
     _barrier: DeviceBuffer<u32>,
     abort: DeviceBuffer<u32>,
@@ -149,17 +153,66 @@ fn bytes<T>(n: usize) -> usize {
 }
 
 impl RunState {
+    /// Allocates the run's memory; in a job of several processes, also
+    /// sets up the run's world with the other processes.
     fn new<A: RankArgs>(
         rt: &Runtime,
         ranks: u32,
         config: &RunConfig,
         args: &A,
-    ) -> Result<RunState> {
+    ) -> Result<(RunState, Option<Arc<World>>)> {
         let n = ranks as usize;
         let ring_len = (n * 4).max(256).next_power_of_two() as u32;
         let local = rt.upload(&vec![config.notification_start; n * TAGS])?;
-        let remote = rt.alloc::<u32>(n * TAGS)?;
-        let windows = rt.alloc::<u8>(bytes::<WindowEntry>(MAX_WINDOWS * n))?;
+        // Written by the host, polled by the ranks: pinned host memory (the
+        // fastest placement measured for host-to-device signals).
+        let remote = rt.alloc_mapped::<u32>(n * TAGS)?;
+        let host_done = rt.alloc_mapped::<u32>(n)?;
+        let mut world = match rt.job() {
+            Some(job) => Some(World::setup(
+                job.clone(),
+                rt,
+                ranks,
+                local.addr(),
+                remote.host_ptr() as usize,
+                host_done.host_ptr() as usize,
+            )?),
+            None => None,
+        };
+        let (world_first, world_size) =
+            world.as_ref().map_or((0, ranks), |w| (w.first(), w.size()));
+        let peer_table: Vec<Peer> = match &world {
+            None => vec![Peer {
+                first: 0,
+                ranks,
+                route: Route::Local as u32,
+                _pad: 0,
+                notifications: local.as_ptr() as *mut u32,
+            }],
+            Some(w) => {
+                let routes = w.routes.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                routes
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &route)| Peer {
+                        first: w.firsts[p],
+                        ranks: w.firsts[p + 1] - w.firsts[p],
+                        route: route as u32,
+                        _pad: 0,
+                        notifications: match route {
+                            Route::Local => local.as_ptr() as *mut u32,
+                            Route::Direct => w.peer_counters[p] as usize as *mut u32,
+                            Route::Host => std::ptr::null_mut(),
+                        },
+                    })
+                    .collect()
+            }
+        };
+        let peers = upload_slice(rt, &peer_table)?;
+        let windows = rt.alloc::<u8>(bytes::<WindowEntry>(MAX_WINDOWS * world_size as usize))?;
+        if let Some(w) = &mut world {
+            w.attach(windows.addr(), peers.addr());
+        }
         let barrier = rt.alloc::<u32>(2)?;
         let abort = rt.alloc::<u32>(1)?;
         let error = rt.alloc::<u8>(bytes::<ErrorRecord>(1))?;
@@ -173,11 +226,11 @@ impl RunState {
         let addr = |b: &DeviceBuffer<u32>| b.as_ptr() as usize as u64;
         let context = RankContext {
             ranks,
-            world_first: 0,
-            world_size: ranks,
+            world_first,
+            world_size,
             notification_start: config.notification_start,
             local_notifications: local.as_ptr() as *mut u32,
-            remote_notifications: remote.as_ptr() as *mut u32,
+            remote_notifications: remote.device_ptr(),
             windows: windows.as_ptr() as *mut WindowEntry,
             barrier: barrier.as_ptr() as *mut u32,
             abort: abort.as_ptr() as *mut u32,
@@ -193,15 +246,22 @@ impl RunState {
             match_reserve: match_counters.as_ptr() as *mut u32,
             match_retired: (addr(&match_counters) as usize + bytes::<u32>(n)) as *mut u32,
             status_after_ns: 1_000_000,
+            processes: peer_table.len() as u32,
+            process: world.as_ref().map_or(0, |w| w.me()),
+            peers: peers.as_ptr() as *const Peer,
+            host_done: host_done.device_ptr(),
         };
         let context_buffer = upload_raw(rt, &context)?;
         let args_buffer = upload_raw(rt, args)?;
-        let device = local.len() * 8 + windows.len() + match_log.len() + match_counters.len() * 4;
-        let host = status.len() + ring.len() + replies.len();
-        Ok(RunState {
+        let device = local.len() * 4 + windows.len() + match_log.len() + match_counters.len() * 4;
+        let host =
+            status.len() + ring.len() + replies.len() + remote.len() * 4 + host_done.len() * 4;
+        let state = RunState {
             ranks,
             _local: local,
             _remote: remote,
+            _host_done: host_done,
+            _peers: peers,
             _windows: windows,
             _barrier: barrier,
             abort,
@@ -217,7 +277,8 @@ impl RunState {
             context: context_buffer,
             args: args_buffer,
             memory_per_rank: (device / n, host / n),
-        })
+        };
+        Ok((state, world.map(Arc::new)))
     }
 
     fn abort_run(&self) -> Result<()> {
@@ -247,6 +308,17 @@ impl RunState {
             s
         }
     }
+}
+
+/// Copies plain values to a fresh device allocation.
+fn upload_slice<T: Copy>(rt: &Runtime, values: &[T]) -> Result<DeviceBuffer<u8>> {
+    let buf = rt.alloc::<u8>(std::mem::size_of_val(values))?;
+    // SAFETY: plain data, viewed as its bytes.
+    let raw = unsafe {
+        std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values))
+    };
+    rt.write_device(buf.addr(), raw)?;
+    Ok(buf)
 }
 
 /// Copies one plain value to a fresh device allocation.
@@ -308,6 +380,30 @@ impl Module {
         config: &RunConfig,
     ) -> Result<RankInfo> {
         let ranks = self.resolve_ranks(kernel, config)?;
+        if let Some(job) = self.runtime().job() {
+            // Every process's rank count, in process order.
+            let counts = crate::network::all_gather(
+                &*job.net,
+                crate::network::INFO_CHANNEL,
+                ranks.to_le_bytes().to_vec(),
+            )?;
+            let counts: Vec<u32> = counts
+                .iter()
+                .map(|c| u32::from_le_bytes(c[..4].try_into().unwrap_or_default()))
+                .collect();
+            let me = job.process() as usize;
+            return Ok(RankInfo {
+                rank_count: counts.iter().sum(),
+                ranks_on_device: ranks,
+                first_rank: counts[..me].iter().sum(),
+                device_count: job.local_count,
+                device_index: job.local_index,
+                node_count: job.nodes(),
+                node_index: job.node(),
+                process_count: job.processes(),
+                process_index: job.process(),
+            });
+        }
         Ok(RankInfo {
             rank_count: ranks,
             ranks_on_device: ranks,
@@ -334,7 +430,7 @@ impl Module {
         args: &A,
     ) -> Result<RankRun> {
         let ranks = self.resolve_ranks(kernel, config)?;
-        let state = RunState::new(self.runtime(), ranks, config, args)?;
+        let (state, world) = RunState::new(self.runtime(), ranks, config, args)?;
         let launch = self.launch_rank_kernel(
             kernel,
             ranks,
@@ -347,7 +443,7 @@ impl Module {
         let started = Instant::now();
         let server = std::thread::Builder::new()
             .name("dcuda-progress".into())
-            .spawn(move || serve(state, launch, watchdog, started))
+            .spawn(move || serve(state, world, launch, watchdog, started))
             .map_err(|e| Error::InvalidLaunch {
                 kernel: kernel.name().into(),
                 reason: format!("cannot start the progress thread: {e}"),
@@ -441,24 +537,87 @@ fn describe_wait(rank: u32, s: &WaitStatus) -> String {
 /// The host's side of a run, on its own thread until the kernel ends.
 fn serve(
     state: RunState,
+    world: Option<Arc<World>>,
     launch: Launch,
     watchdog: Option<Duration>,
     started: Instant,
 ) -> Result<RunReport> {
-    let mut report = RunReport {
-        ranks: state.ranks,
-        memory_per_rank: state.memory_per_rank,
-        ..RunReport::default()
+    let receiver = world.as_ref().map(|w| w.start_receiver());
+    let kernel = launch.kernel().to_string();
+    let outcome = progress(&state, world.as_deref(), launch, watchdog, started);
+    if let Some(w) = &world {
+        w.stop();
+    }
+    if let Some(r) = receiver {
+        let _ = r.join();
+    }
+    let Some(w) = &world else {
+        return outcome;
+    };
+    // Tell the other processes why this one failed, or learn why they did.
+    match outcome {
+        Err(Error::PeerFailed { .. }) => outcome,
+        Err(e) => {
+            w.broadcast_abort(&format!("process {}: {e}", w.me()));
+            Err(e)
+        }
+        Ok(report) => match w.failure() {
+            Some((process, message)) if process != w.me() => Err(Error::PeerFailed {
+                kernel,
+                process,
+                message,
+            }),
+            Some((_, message)) => {
+                let e = Error::Network {
+                    call: "receive",
+                    reason: message,
+                };
+                w.broadcast_abort(&format!("process {}: {e}", w.me()));
+                Err(e)
+            }
+            None => Ok(report),
+        },
+    }
+}
+
+/// Everything the progress loop keeps between iterations.
+struct Progress {
+    report: RunReport,
+    timers: HashMap<u32, Instant>,
+    partial: HashMap<u32, (Vec<u8>, Vec<LogArg>)>,
+    replies: Vec<u32>,
+    syncs: Syncs,
+}
+
+/// The progress loop: serves the command ring until the kernel ends (and,
+/// in a job, until every process has ended it), watching for stalls and
+/// for other processes' failures.
+fn progress(
+    state: &RunState,
+    world: Option<&World>,
+    launch: Launch,
+    watchdog: Option<Duration>,
+    started: Instant,
+) -> Result<RunReport> {
+    let mut p = Progress {
+        report: RunReport {
+            ranks: state.ranks,
+            memory_per_rank: state.memory_per_rank,
+            ..RunReport::default()
+        },
+        timers: HashMap::new(),
+        partial: HashMap::new(),
+        replies: vec![0u32; state.ranks as usize],
+        syncs: Syncs::default(),
     };
     let mut pos: u32 = 0;
-    let mut timers: HashMap<u32, Instant> = HashMap::new();
-    let mut partial: HashMap<u32, (Vec<u8>, Vec<LogArg>)> = HashMap::new();
-    let mut replies = vec![0u32; state.ranks as usize];
     let mut fired: Option<String> = None;
+    let mut peer_failure: Option<(u32, String)> = None;
     let mut last_change = Instant::now();
     let mut last_look = Instant::now();
     let mut last_states: Vec<u32> = Vec::new();
     let mut idle = 0u32;
+    let mut kernel_done = false;
     let mask = state.ring_len - 1;
     let ring = state.ring.host_ptr() as *const Command;
     loop {
@@ -475,17 +634,26 @@ fn serve(
             }
             // SAFETY: the entry is complete.
             let cmd = unsafe { e.read_volatile() };
-            handle(
-                &state,
-                &cmd,
-                &mut report,
-                &mut timers,
-                &mut partial,
-                &mut replies,
-            );
+            handle(state, world, &cmd, &mut p)?;
             pos = pos.wrapping_add(1);
             state.ring_consumed.store_release(0, pos);
             progressed = true;
+        }
+        if let Some(w) = world {
+            if let Some(seq) = w.poll_syncs(&mut p.syncs)? {
+                if kernel_done {
+                    break; // The last sync: every process has ended its kernel.
+                }
+                let _ = seq;
+                reply(state, &mut p.replies, 0, 0);
+                progressed = true;
+            }
+            if peer_failure.is_none() {
+                if let Some(f) = w.failure() {
+                    state.abort_run()?;
+                    peer_failure = Some(f);
+                }
+            }
         }
         if progressed {
             last_change = Instant::now();
@@ -494,11 +662,22 @@ fn serve(
         // Asking the driver whether the kernel ended costs about a
         // microsecond: only do it when the ring has been quiet a while, so
         // that commands are answered at once.
-        if idle % 1024 == 1023 && launch.is_finished()? {
-            if !progressed {
-                break;
+        if !kernel_done && idle % 1024 == 1023 && launch.is_finished()? {
+            if progressed {
+                continue; // Drain what the last ranks sent.
             }
-            continue; // Drain what the last ranks sent.
+            kernel_done = true;
+            match world {
+                // Wait for every process to end its kernel, so that traffic
+                // to this one is delivered while its memory still exists.
+                Some(w) if peer_failure.is_none() && fired.is_none() => {
+                    w.start_sync(&mut p.syncs, None)?
+                }
+                _ => break,
+            }
+        }
+        if kernel_done && peer_failure.is_some() {
+            break;
         }
         if last_look.elapsed() >= Duration::from_millis(20) {
             last_look = Instant::now();
@@ -535,6 +714,7 @@ fn serve(
             std::hint::spin_loop();
         }
     }
+    let mut report = p.report;
     report.elapsed = started.elapsed();
     let kernel = launch.kernel().to_string();
     launch.wait()?;
@@ -548,15 +728,32 @@ fn serve(
             raw.len(),
         )
     };
+    if let Some((process, message)) = peer_failure {
+        if world.is_some_and(|w| w.me() != process) {
+            return Err(Error::PeerFailed {
+                kernel,
+                process,
+                message,
+            });
+        }
+    }
     if record.call != 0 {
         let call = Call::from_u32(record.call - 1)
             .map(Call::name)
             .unwrap_or("unknown call");
+        let mut message = record.describe();
+        if let Some(w) = world {
+            message = format!(
+                "process {}, {message} (world rank {})",
+                w.me(),
+                w.first() + record.rank
+            );
+        }
         return Err(Error::RankCall {
             kernel,
             rank: record.rank,
             call,
-            message: record.describe(),
+            message,
         });
     }
     if let Some(text) = fired {
@@ -568,52 +765,74 @@ fn serve(
     Ok(report)
 }
 
-fn handle(
-    state: &RunState,
-    cmd: &Command,
-    report: &mut RunReport,
-    timers: &mut HashMap<u32, Instant>,
-    partial: &mut HashMap<u32, (Vec<u8>, Vec<LogArg>)>,
-    replies: &mut [u32],
-) {
-    match Op::from_u32(cmd.op) {
+/// Answers device rank `rank`'s host call with `value`.
+fn reply(state: &RunState, replies: &mut [u32], rank: u32, value: u32) {
+    let r = rank as usize;
+    replies[r] = replies[r].wrapping_add(1);
+    // SAFETY: in bounds; the value is written before the release of `seq`.
+    unsafe {
+        let slot = (state.replies.host_ptr() as *mut Reply).add(r);
+        (&raw mut (*slot).value).write_volatile(value);
+        AtomicU32::from_ptr(&raw mut (*slot).seq).store(replies[r], Ordering::Release);
+    }
+}
+
+fn handle(state: &RunState, world: Option<&World>, cmd: &Command, p: &mut Progress) -> Result<()> {
+    let op = Op::from_u32(cmd.op);
+    if let Some(Op::Put | Op::Get | Op::Notify | Op::Barrier | Op::WindowExchange) = op {
+        let Some(w) = world else {
+            eprintln!(
+                "dcuda: rank {} asked for {:?} in a run of one process",
+                cmd.rank, op
+            );
+            return Ok(());
+        };
+        // SAFETY: the payload holds a `Transfer` for these ops.
+        let t: Transfer = unsafe { (cmd.payload.as_ptr() as *const Transfer).read_unaligned() };
+        return match op {
+            Some(Op::Put | Op::Notify) => w.put(cmd.rank, &t, cmd.arg),
+            Some(Op::Get) => w.get(cmd.rank, &t, cmd.arg),
+            Some(Op::Barrier) => w.start_sync(&mut p.syncs, None),
+            _ => w.start_sync(&mut p.syncs, Some(cmd.arg)),
+        };
+    }
+    let report = &mut p.report;
+    match op {
         Some(Op::Ping) => {
-            let r = cmd.rank as usize;
-            replies[r] = replies[r].wrapping_add(1);
             report.host_calls += 1;
-            // SAFETY: in bounds; the value is written before the release of `seq`.
-            unsafe {
-                let reply = (state.replies.host_ptr() as *mut Reply).add(r);
-                (&raw mut (*reply).value).write_volatile(report.host_calls as u32);
-                AtomicU32::from_ptr(&raw mut (*reply).seq).store(replies[r], Ordering::Release);
-            }
+            reply(state, &mut p.replies, cmd.rank, report.host_calls as u32);
         }
         Some(Op::Log) => {
-            let (format, _) = partial.entry(cmd.rank).or_default();
+            let (format, _) = p.partial.entry(cmd.rank).or_default();
             format.extend_from_slice(&cmd.payload[..(cmd.len as usize).min(cmd.payload.len())]);
         }
         Some(Op::LogArg) => {
-            let (_, args) = partial.entry(cmd.rank).or_default();
+            let (_, args) = p.partial.entry(cmd.rank).or_default();
             let bits = u64::from_le_bytes(cmd.payload[..8].try_into().expect("8 bytes"));
             args.push(LogArg::decode(cmd.arg, bits).unwrap_or(LogArg::Unsigned(bits)));
         }
         Some(Op::LogEnd) => {
-            let (format, args) = partial.remove(&cmd.rank).unwrap_or_default();
+            let (format, args) = p.partial.remove(&cmd.rank).unwrap_or_default();
             let text = format_log(&String::from_utf8_lossy(&format), &args);
-            println!("[rank {}] {text}", cmd.rank);
+            let who = match world {
+                Some(w) => w.first() + cmd.rank,
+                None => cmd.rank,
+            };
+            println!("[rank {who}] {text}");
             report.logs.push((cmd.rank, text));
         }
         Some(Op::TimerStart) => {
-            timers.insert(cmd.arg, Instant::now());
+            p.timers.insert(cmd.arg, Instant::now());
         }
         Some(Op::TimerStop) => {
-            if let Some(t0) = timers.remove(&cmd.arg) {
+            if let Some(t0) = p.timers.remove(&cmd.arg) {
                 report.timers.push(TimerRecord {
                     id: cmd.arg,
                     elapsed: t0.elapsed(),
                 });
             }
         }
-        None => eprintln!("dcuda: rank {} sent unknown command {}", cmd.rank, cmd.op),
+        _ => eprintln!("dcuda: rank {} sent unknown command {}", cmd.rank, cmd.op),
     }
+    Ok(())
 }

@@ -4,6 +4,7 @@ use crate::backend::{Backend, BackendChoice};
 use crate::emu::EmuDevice;
 use crate::error::{Error, Result};
 use crate::gpu::GpuDevice;
+use crate::network::Job;
 use std::sync::Arc;
 
 /// The device behind a runtime; every operation dispatches on it.
@@ -32,6 +33,7 @@ pub struct DeviceInfo {
 pub struct Runtime {
     pub(crate) device: Arc<Device>,
     info: DeviceInfo,
+    job: Option<Job>,
 }
 
 /// Configures a [`Runtime`].
@@ -92,9 +94,12 @@ impl RuntimeBuilder {
                 None => (BackendChoice::Auto, "automatically"),
             },
         };
+        let job = crate::network::job()?;
+        // One process per GPU: the node-local index picks it.
+        let local = job.as_ref().map_or(0, |j| j.local_index as usize);
         let ordinal = match self.device {
             Some(d) => d,
-            None => env_usize("DCUDA_DEVICE", "a device ordinal (0, 1, ...)")?.unwrap_or(0),
+            None => env_usize("DCUDA_DEVICE", "a device ordinal (0, 1, ...)")?.unwrap_or(local),
         };
         let emulator_threads = match self.emulator_threads {
             Some(t) => t,
@@ -134,9 +139,24 @@ impl RuntimeBuilder {
                 info.backend
             );
         }
+        if let Some(j) = &job {
+            if !self.quiet {
+                eprintln!(
+                    "dcuda: process {} of {} (node {} of {}, {} of {} on it), network {}",
+                    j.process(),
+                    j.processes(),
+                    j.node(),
+                    j.nodes(),
+                    j.local_index,
+                    j.local_count,
+                    j.net.name()
+                );
+            }
+        }
         Ok(Runtime {
             device: Arc::new(device),
             info,
+            job,
         })
     }
 }
@@ -180,6 +200,45 @@ impl Runtime {
     /// The device in use.
     pub fn device_info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Copies `bytes.len()` bytes from the device address `addr` (while a
+    /// kernel may run).
+    pub(crate) fn read_device(&self, addr: u64, bytes: &mut [u8]) -> Result<()> {
+        match &*self.device {
+            Device::Gpu(g) => g.copy_to_host(bytes.as_mut_ptr(), addr, bytes.len()),
+            // SAFETY: emulated device memory is host memory; the caller
+            // checked the range.
+            Device::Emulator(_) => unsafe {
+                std::ptr::copy(addr as usize as *const u8, bytes.as_mut_ptr(), bytes.len());
+                Ok(())
+            },
+        }
+    }
+
+    /// Copies `bytes` to the device address `addr` (while a kernel may run).
+    pub(crate) fn write_device(&self, addr: u64, bytes: &[u8]) -> Result<()> {
+        match &*self.device {
+            Device::Gpu(g) => g.copy_to_device(addr, bytes.as_ptr(), bytes.len()),
+            // SAFETY: as in read_device.
+            Device::Emulator(_) => unsafe {
+                std::ptr::copy(bytes.as_ptr(), addr as usize as *mut u8, bytes.len());
+                Ok(())
+            },
+        }
+    }
+
+    /// The GPU, if this runtime runs on one.
+    pub(crate) fn gpu(&self) -> Option<&GpuDevice> {
+        match &*self.device {
+            Device::Gpu(g) => Some(g),
+            Device::Emulator(_) => None,
+        }
+    }
+
+    /// The job of several processes this process belongs to, if any.
+    pub fn job(&self) -> Option<&Job> {
+        self.job.as_ref()
     }
 
     /// Waits until all work submitted to the device has finished.

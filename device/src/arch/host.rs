@@ -121,6 +121,10 @@ pub fn global_timer() -> u64 {
         .unwrap_or(0)
 }
 
+pub fn is_global(ptr: *const u8) -> bool {
+    !emu::is_shared(ptr)
+}
+
 pub fn exit_thread() -> ! {
     std::panic::panic_any(emu::Aborted)
 }

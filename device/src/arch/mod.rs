@@ -242,6 +242,14 @@ pub unsafe fn add<T: AtomicWord>(ptr: *mut T, value: T, order: Ordering, scope: 
     T::add(ptr, value, order, scope)
 }
 
+/// Whether `ptr` points into global memory (`isspacep.global`): not into
+/// shared or local memory. In the emulator: not into the block's shared
+/// memory.
+#[inline(always)]
+pub fn is_global<T>(ptr: *const T) -> bool {
+    imp::is_global(ptr as *const u8)
+}
+
 /// Ends the calling thread (`exit`). When every thread of every block has
 /// exited, the kernel completes normally, unlike [`trap`].
 #[inline(always)]

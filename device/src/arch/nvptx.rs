@@ -161,6 +161,21 @@ pub fn global_timer() -> u64 {
 }
 
 #[inline(always)]
+pub fn is_global(ptr: *const u8) -> bool {
+    let r: u32;
+    // SAFETY: only classifies the address.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; isspacep.global p, {a}; selp.u32 {r}, 1, 0, p; }}",
+            a = in(reg64) ptr as u64,
+            r = out(reg32) r,
+            options(pure, nomem, nostack)
+        )
+    };
+    r != 0
+}
+
+#[inline(always)]
 pub fn exit_thread() -> ! {
     // SAFETY: ends this thread.
     unsafe { asm!("exit;", options(noreturn, nostack)) }

@@ -60,6 +60,10 @@ pub struct Rank {
     /// The last window entry looked up: `(window, target device rank, entry)`.
     /// Valid until a window is created or freed (both collective).
     pub(crate) last_target: Option<(u32, u32, crate::runtime::WindowEntry)>,
+    /// Accesses handed to the host so far, and how many of them are known
+    /// to be complete.
+    pub(crate) host_ops: u32,
+    pub(crate) host_completed: u32,
     // A rank is one block: not shareable across blocks or threads.
     _not_send: PhantomData<*mut ()>,
 }
@@ -164,6 +168,8 @@ impl Rank {
             consumed_ready: false,
             credit_ready: false,
             last_target: None,
+            host_ops: 0,
+            host_completed: 0,
             _not_send: PhantomData,
         };
         crate::runtime::init(&mut rank);

@@ -30,8 +30,6 @@ pub struct Comm {
     kind: CommKind,
     rank: u32,
     size: u32,
-    /// World rank of this device's rank 0 (0 for the device communicator).
-    first: u32,
 }
 
 impl Comm {
@@ -52,13 +50,6 @@ impl Comm {
     pub fn kind(&self) -> CommKind {
         self.kind
     }
-
-    /// The device rank of `rank` of this communicator, if it is on this device.
-    #[inline(always)]
-    pub(crate) fn device_rank(&self, rank: u32, device_ranks: u32) -> Option<u32> {
-        let d = rank.wrapping_sub(self.first);
-        (d < device_ranks).then_some(d)
-    }
 }
 
 impl Rank {
@@ -70,7 +61,6 @@ impl Rank {
             kind: CommKind::World,
             rank: ctx.world_first + self.id,
             size: ctx.world_size,
-            first: ctx.world_first,
         }
     }
 
@@ -81,7 +71,6 @@ impl Rank {
             kind: CommKind::Device,
             rank: self.id,
             size: self.size,
-            first: 0,
         }
     }
 

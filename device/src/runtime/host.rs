@@ -76,12 +76,17 @@ impl Rank {
     /// A host round trip: asks the host for a reply and waits for it.
     /// Returns the number of round trips so far (the host's count).
     pub fn host_ping(&mut self) -> u32 {
-        self.host_send(Op::Ping, 0, &[]);
+        self.host_call(Op::Ping, 0)
+    }
+
+    /// Sends `op` to the host and waits for its reply; returns the value.
+    pub(crate) fn host_call(&mut self, op: Op, arg: u32) -> u32 {
+        self.host_send(op, arg, &[]);
         let expected = self.replies_seen.wrapping_add(1);
         self.replies_seen = expected;
         // SAFETY: this rank's reply slot.
         let reply = unsafe { self.ctx().replies.add(self.id as usize) };
-        self.wait_until(Call::HostCall, [Op::Ping as u32, expected, 0], || {
+        self.wait_until(Call::HostCall, [op as u32, expected, 0], || {
             // SAFETY: as above.
             let seq = unsafe { arch::load_acquire(&raw const (*reply).seq, Scope::System) };
             if seq == expected {

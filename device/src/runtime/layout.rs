@@ -57,7 +57,89 @@ pub struct RankContext {
     pub match_retired: *mut u32,
     /// A rank publishes its wait status after waiting this long (ns).
     pub status_after_ns: u64,
+    /// Processes in the job (one device each).
+    pub processes: u32,
+    /// This process's index.
+    pub process: u32,
+    /// `[processes]` where each process's ranks are and how to reach them.
+    pub peers: *const Peer,
+    /// `[ranks]` operations through the host that the host has completed
+    /// for each rank (host-mapped, written by the host).
+    pub host_done: *const u32,
 }
+
+/// How the ranks of one process are reached.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// On this device: the block copies and signals itself.
+    Local = 0,
+    /// Another GPU whose memory is mapped here (CUDA IPC, over NVLink or
+    /// PCIe): the block copies and signals itself, at system scope.
+    Direct = 1,
+    /// Through this process's host and its network manager.
+    Host = 2,
+}
+
+impl Route {
+    /// The route of a raw value (unknown values go through the host).
+    #[inline(always)]
+    pub fn from_u32(v: u32) -> Route {
+        match v {
+            0 => Route::Local,
+            1 => Route::Direct,
+            _ => Route::Host,
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::Local => "same device",
+            Route::Direct => "direct (peer-mapped GPU memory)",
+            Route::Host => "network (through the host)",
+        }
+    }
+}
+
+/// One process of the job as seen from this one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Peer {
+    /// World rank of its rank 0.
+    pub first: u32,
+    /// Its ranks.
+    pub ranks: u32,
+    /// [`Route`] from this process to it.
+    pub route: u32,
+    /// Reserved.
+    pub _pad: u32,
+    /// Its `[ranks][TAGS]` notification counters, mapped here (direct
+    /// route; null otherwise).
+    pub notifications: *mut u32,
+}
+
+/// What a rank asks its host to move for it (the payload of a
+/// [`Op::Put`], [`Op::Get`] or [`Op::Notify`] command).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transfer {
+    /// Target world rank.
+    pub target: u32,
+    /// Window id (`u32::MAX` for a notify without a window).
+    pub window: u32,
+    /// Byte offset in the target's window.
+    pub offset: u64,
+    /// The local buffer's device address (source of a put, destination of a get).
+    pub local: u64,
+    /// Bytes to move.
+    pub bytes: u64,
+}
+
+/// [`Transfer::window`] of a notification without a window.
+pub const NO_WINDOW: u32 = u32::MAX;
+/// The command argument of a transfer without a notification.
+pub const NO_TAG: u32 = u32::MAX;
 
 /// One rank's entry of a window: its memory.
 #[repr(C)]
@@ -72,7 +154,10 @@ pub struct WindowEntry {
     /// 1 while the window is live.
     pub live: u32,
     /// Communicator (see [`CommKind`](super::CommKind)).
-    pub comm: u32,
+    pub comm: u16,
+    /// [`Route`] to this entry's memory: its base is an address on this
+    /// device (local, direct) or the owner's (through the host).
+    pub route: u16,
     /// 1 for a matched window: its notifications go to the matching log.
     pub matched: u32,
 }
@@ -111,6 +196,19 @@ pub enum Op {
     LogArg = 5,
     /// The end of a log message with `arg` arguments.
     LogEnd = 6,
+    /// Put a [`Transfer`] to a rank of another process; `arg` is the tag to
+    /// notify with, or [`NO_TAG`].
+    Put = 7,
+    /// Get a [`Transfer`] from a rank of another process; `arg` as for `Put`.
+    Get = 8,
+    /// Notify a rank of another process: `arg` is the tag; the payload is a
+    /// [`Transfer`] of no bytes.
+    Notify = 9,
+    /// World barrier across processes (sent by device rank 0; replied to).
+    Barrier = 10,
+    /// Exchange the entries of window `arg` with the other processes
+    /// (sent by device rank 0; replied to).
+    WindowExchange = 11,
 }
 
 impl Op {
@@ -123,6 +221,11 @@ impl Op {
             4 => Some(Op::TimerStop),
             5 => Some(Op::LogArg),
             6 => Some(Op::LogEnd),
+            7 => Some(Op::Put),
+            8 => Some(Op::Get),
+            9 => Some(Op::Notify),
+            10 => Some(Op::Barrier),
+            11 => Some(Op::WindowExchange),
             _ => None,
         }
     }
@@ -248,6 +351,9 @@ codes! {
         TooManyWindows = 5 => "too many windows",
         CountTooLarge = 6 => "count too large",
         WindowMisaligned = 7 => "window base not aligned for its element type",
+        NotGlobal = 8 => "buffer not in global memory",
+        MatchedAcrossProcesses = 9 => "matched window across processes",
+        RemoteFailed = 10 => "remote access failed at the target",
     }
 }
 
@@ -276,6 +382,9 @@ impl ErrorRecord {
             Some(Fault::TooManyWindows) => format!("more than {MAX_WINDOWS} windows are live"),
             Some(Fault::CountTooLarge) => format!("count {a} exceeds the maximum {b}"),
             Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
+            Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
+            Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
+            Some(Fault::RemoteFailed) => format!("the host of rank {a} rejected the access"),
             None => format!("fault {} with values {:?}", self.fault, self.values),
         };
         format!("rank {}: {call}: {detail}", self.rank)

@@ -17,6 +17,7 @@ mod layout;
 mod matching;
 mod notify;
 mod rma;
+mod route;
 mod sync;
 mod window;
 

@@ -7,7 +7,9 @@
 //! compared with wrapping arithmetic, so counters may wrap.
 
 use super::comm::Comm;
-use super::layout::{Call, Fault, TAGS};
+use super::layout::{Call, Fault, Op, Transfer, NO_WINDOW, TAGS};
+use super::rma::direct_scope;
+use super::route::Place;
 use super::DCUDA_CONSUMED;
 use super::{init_consumed, RankContext};
 use crate::arch::{self, Ordering, Scope};
@@ -19,15 +21,21 @@ use crate::rank::{on_thread_zero, Rank};
 #[inline(always)]
 fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32, u32> {
     let at = rank as usize * TAGS + tag as usize;
-    // SAFETY: in the counter arrays.
-    let local = unsafe { arch::load_acquire(ctx.local_notifications.add(at), Scope::Gpu) };
-    // The host writes remote counters only when ranks live on other devices;
-    // on one device skip the system-scoped load.
-    let remote = if ctx.world_size == ctx.ranks {
-        0
+    // Other processes exist: mapped GPUs may signal the local counters (a
+    // system-scoped release), and the host writes the remote ones. On one
+    // device skip both system-scoped loads.
+    let (local, remote) = if ctx.processes == 1 {
+        // SAFETY: in the counter array.
+        let local = unsafe { arch::load_acquire(ctx.local_notifications.add(at), Scope::Gpu) };
+        (local, 0)
     } else {
-        // SAFETY: as above.
-        unsafe { arch::load_acquire(ctx.remote_notifications.add(at), Scope::System) }
+        // SAFETY: in the counter arrays.
+        unsafe {
+            (
+                arch::load_acquire(ctx.local_notifications.add(at), Scope::System),
+                arch::load_acquire(ctx.remote_notifications.add(at), Scope::System),
+            )
+        }
     };
     let consumed = DCUDA_CONSUMED.get(tag as usize);
     let available = local.wrapping_add(remote).wrapping_sub(consumed);
@@ -44,31 +52,30 @@ impl Rank {
     /// earlier put of this rank to it.
     pub fn notify(&mut self, comm: Comm, target: u32, tag: u32) {
         self.check_tag(Call::Notify, tag);
-        let dev = match comm.device_rank(target, self.ctx().ranks) {
-            Some(d) if target < comm.size() => d,
-            _ => self.fail(
-                Call::Notify,
-                Fault::RankOutOfRange,
-                [target as u64, comm.size() as u64, 0, 0],
-            ),
-        };
-        self.signal(dev, tag);
+        let place = self.locate(Call::Notify, comm, target);
+        self.signal(&place, tag);
     }
 
-    /// Bumps `tag` of device rank `dev` once every thread's earlier writes are done.
+    /// Bumps `tag` of the rank at `place` once every thread's earlier
+    /// writes are done: itself on this device or a mapped GPU, else through
+    /// the host (after the accesses handed to it before).
     #[inline(always)]
-    pub(crate) fn signal(&mut self, dev: u32, tag: u32) {
+    pub(crate) fn signal(&mut self, place: &Place, tag: u32) {
+        let Some(scope) = direct_scope(place.route) else {
+            let transfer = Transfer {
+                target: place.world,
+                window: NO_WINDOW,
+                ..Transfer::default()
+            };
+            return self.through_host(Call::Notify, Op::Notify, tag, transfer);
+        };
         // The barrier orders every thread's copy before the leader's release.
         barrier();
         // SAFETY: in the counter array.
-        let counter = unsafe {
-            self.ctx()
-                .local_notifications
-                .add(dev as usize * TAGS + tag as usize)
-        };
+        let counter = unsafe { place.counters.add(place.dev as usize * TAGS + tag as usize) };
         on_thread_zero(|_| {
             // SAFETY: as above.
-            unsafe { arch::add(counter, 1, Ordering::Release, Scope::Gpu) }
+            unsafe { arch::add(counter, 1, Ordering::Release, scope) }
         });
     }
 

@@ -1,6 +1,6 @@
 //! Remote memory access on one device: the block copies, then signals.
 
-use super::layout::{Call, TAGS};
+use super::layout::{Call, Fault, Op, Route, Transfer, NO_TAG, TAGS};
 use super::window::{Target, Window};
 use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
@@ -93,9 +93,12 @@ enum Direction {
 }
 
 impl Rank {
-    /// Checks an access, synchronises the rank (every thread's earlier
-    /// writes to the source, or reads of the destination, are done), and
-    /// copies; returns the target for the notification that may follow.
+    /// Checks an access and moves the data: on this device or to a mapped
+    /// GPU, every thread of the rank copies after a barrier (every thread's
+    /// earlier writes to the source, or reads of the destination, are
+    /// done); to any other process the host is asked to move it, with the
+    /// notification `tag` (or [`NO_TAG`]). Returns the target when the
+    /// caller still has to deliver the notification.
     #[inline(always)]
     fn transfer<T: Copy>(
         &mut self,
@@ -103,27 +106,77 @@ impl Rank {
         win: &Window<T>,
         target: u32,
         offset: usize,
-        local: *mut T,
-        count: usize,
-    ) -> Target {
+        (local, count): (*mut T, usize),
+        tag: u32,
+    ) -> Option<Target> {
         let t = self.target(call, win, target, offset, count);
-        let remote = (t.entry.base as *mut T).wrapping_add(offset);
         let direction = match call {
             Call::Get | Call::GetNotify => Direction::Get,
             _ => Direction::Put,
         };
+        let size = core::mem::size_of::<T>();
+        if Route::from_u32(t.entry.route as u32) == Route::Host {
+            let op = match direction {
+                Direction::Put => Op::Put,
+                Direction::Get => Op::Get,
+            };
+            let transfer = Transfer {
+                target: t.place.world,
+                window: win.id,
+                offset: (offset * size) as u64,
+                local: local as u64,
+                bytes: (count * size) as u64,
+            };
+            self.through_host(call, op, tag, transfer);
+            if direction == Direction::Get {
+                self.wait_host(call); // The data is in `local` for every thread.
+            }
+            return None;
+        }
+        let remote = (t.entry.base as *mut T).wrapping_add(offset);
         let (dst, src) = match direction {
             Direction::Put => (remote, local as *const T),
             Direction::Get => (local, remote as *const T),
         };
         barrier();
-        block_copy(
-            self,
-            dst as *mut u8,
-            src as *const u8,
-            count * core::mem::size_of::<T>(),
-        );
-        t
+        block_copy(self, dst as *mut u8, src as *const u8, count * size);
+        Some(t)
+    }
+
+    /// Hands an access to this process's host, which moves it through its
+    /// network manager; completion is counted in `host_done`.
+    pub(crate) fn through_host(&mut self, call: Call, op: Op, tag: u32, transfer: Transfer) {
+        if transfer.bytes > 0 && !arch::is_global(transfer.local as *const u8) {
+            self.fail(
+                call,
+                Fault::NotGlobal,
+                [transfer.local, transfer.target as u64, 0, 0],
+            );
+        }
+        // SAFETY: `Transfer` is plain data of PAYLOAD_TRANSFER bytes.
+        let raw: [u8; TRANSFER_BYTES] = unsafe { core::mem::transmute(transfer) };
+        self.host_send(op, tag, &raw);
+        self.host_ops = self.host_ops.wrapping_add(1);
+    }
+
+    /// Waits until the host has completed every access handed to it.
+    fn wait_host(&mut self, call: Call) {
+        let issued = self.host_ops;
+        if issued == self.host_completed {
+            return;
+        }
+        // SAFETY: this rank's completion counter, for the whole run.
+        let done = unsafe { self.ctx().host_done.add(self.id as usize) };
+        self.wait_until(call, [issued, 0, 0], || {
+            // SAFETY: as above; written by the host.
+            let d = unsafe { arch::load_acquire(done, Scope::System) };
+            if d.wrapping_sub(issued) as i32 >= 0 {
+                Ok(0)
+            } else {
+                Err(d)
+            }
+        });
+        self.host_completed = issued;
     }
 
     /// Writes `count` elements from `src` to element `offset` of rank
@@ -138,7 +191,14 @@ impl Rank {
         src: *const T,
         count: usize,
     ) {
-        self.transfer(Call::Put, &win, target, offset, src as *mut T, count);
+        self.transfer(
+            Call::Put,
+            &win,
+            target,
+            offset,
+            (src as *mut T, count),
+            NO_TAG,
+        );
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the
@@ -156,28 +216,39 @@ impl Rank {
         self.check_tag(Call::PutNotify, tag);
         let bytes = count * core::mem::size_of::<T>();
         if bytes <= SMALL && !win.matched {
-            // One thread copies and signals, after one barrier: its release
-            // covers its own copy.
             let t = self.target(Call::PutNotify, &win, target, offset, count);
-            let dst = (t.entry.base as *mut T).wrapping_add(offset);
-            // SAFETY: in the counter array.
-            let counter = unsafe {
-                self.ctx()
-                    .local_notifications
-                    .add(t.dev as usize * TAGS + tag as usize)
-            };
-            barrier();
-            // SAFETY: the ranges were checked.
-            on_thread_zero(|_| unsafe {
-                if !core::ptr::eq(dst, src) {
-                    core::ptr::copy(src as *const u8, dst as *mut u8, bytes);
-                }
-                arch::add(counter, 1, Ordering::Release, Scope::Gpu);
-            });
-            return;
+            if let Some(scope) = direct_scope(Route::from_u32(t.entry.route as u32)) {
+                // One thread copies and signals, after one barrier: its
+                // release covers its own copy.
+                let dst = (t.entry.base as *mut T).wrapping_add(offset);
+                // SAFETY: in the counter array.
+                let counter = unsafe {
+                    t.place
+                        .counters
+                        .add(t.place.dev as usize * TAGS + tag as usize)
+                };
+                barrier();
+                // SAFETY: the ranges were checked.
+                on_thread_zero(|_| unsafe {
+                    if !core::ptr::eq(dst, src) {
+                        core::ptr::copy(src as *const u8, dst as *mut u8, bytes);
+                    }
+                    arch::add(counter, 1, Ordering::Release, scope);
+                });
+                return;
+            }
         }
-        let t = self.transfer(Call::PutNotify, &win, target, offset, src as *mut T, count);
-        self.deliver(&win, t.dev, t.me, tag);
+        let moved = self.transfer(
+            Call::PutNotify,
+            &win,
+            target,
+            offset,
+            (src as *mut T, count),
+            tag,
+        );
+        if let Some(t) = moved {
+            self.deliver(&win, &t, tag);
+        }
     }
 
     /// Reads `count` elements at element `offset` of rank `target`'s part of
@@ -191,7 +262,7 @@ impl Rank {
         dst: *mut T,
         count: usize,
     ) {
-        self.transfer(Call::Get, &win, target, offset, dst, count);
+        self.transfer(Call::Get, &win, target, offset, (dst, count), NO_TAG);
         barrier();
     }
 
@@ -207,8 +278,9 @@ impl Rank {
         tag: u32,
     ) {
         self.check_tag(Call::GetNotify, tag);
-        let t = self.transfer(Call::GetNotify, &win, target, offset, dst, count);
-        self.deliver(&win, t.dev, t.me, tag);
+        if let Some(t) = self.transfer(Call::GetNotify, &win, target, offset, (dst, count), tag) {
+            self.deliver(&win, &t, tag);
+        }
     }
 
     /// A notification without data on a matched window: recorded for
@@ -217,26 +289,42 @@ impl Rank {
     pub fn notify_matched<T>(&mut self, win: Window<T>, target: u32, tag: u32) {
         self.check_tag(Call::Notify, tag);
         let t = self.target(Call::Notify, &win, target, 0, 0);
-        self.deliver(&win, t.dev, t.me, tag);
+        self.deliver(&win, &t, tag);
     }
 
     /// Waits until every earlier put of this rank on `win` is complete:
     /// afterwards their source buffers may be changed.
     pub fn flush<T>(&mut self, win: Window<T>) {
         self.check_live(Call::Flush, &win);
-        // On one device every copy is done by the rank's own threads: once
-        // all of them are past this barrier, all copies are complete.
+        // Copies by the rank's own threads are complete once all of them
+        // are past this barrier; the host reports the ones it moves.
         barrier();
+        self.wait_host(Call::Flush);
     }
 
-    /// The notification of a notified access: counted per tag, or logged
-    /// for matching on a matched window.
+    /// The notification of a notified access that the rank moved itself:
+    /// counted per tag, or logged for matching on a matched window.
     #[inline(always)]
-    fn deliver<T>(&mut self, win: &Window<T>, dev: u32, me: u32, tag: u32) {
+    fn deliver<T>(&mut self, win: &Window<T>, t: &Target, tag: u32) {
         if win.matched {
-            self.log_match(dev, me, win.id, tag);
+            self.log_match(t.place.dev, t.me, win.id, tag);
         } else {
-            self.signal(dev, tag);
+            self.signal(&t.place, tag);
         }
     }
 }
+
+/// The scope of a signal the rank sends itself on `route`; `None` when the
+/// host delivers it.
+#[inline(always)]
+pub(crate) fn direct_scope(route: Route) -> Option<Scope> {
+    match route {
+        Route::Local => Some(Scope::Gpu),
+        Route::Direct => Some(Scope::System),
+        Route::Host => None,
+    }
+}
+
+/// Bytes of a [`Transfer`] in a command.
+const TRANSFER_BYTES: usize = core::mem::size_of::<Transfer>();
+const _: () = assert!(TRANSFER_BYTES <= 32);

@@ -1,6 +1,6 @@
 //! Barriers over a communicator, host-measured timers and device timestamps.
 
-use super::comm::Comm;
+use super::comm::{Comm, CommKind};
 use super::layout::{Call, Op};
 use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::{barrier, single};
@@ -10,7 +10,26 @@ impl Rank {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
     pub fn barrier(&mut self, comm: Comm) {
-        let _ = comm; // On one device both communicators are all its ranks.
+        if comm.kind() == CommKind::World && self.ctx().processes > 1 {
+            self.world_sync(Op::Barrier, 0);
+        } else {
+            self.device_barrier();
+        }
+    }
+
+    /// A world-wide step done by the hosts: every rank of this device
+    /// arrives, device rank 0 asks the host to do `op` with the other
+    /// processes and waits for its reply, and every rank leaves after it.
+    pub(crate) fn world_sync(&mut self, op: Op, arg: u32) {
+        self.device_barrier();
+        if self.id == 0 {
+            self.host_call(op, arg);
+        }
+        self.device_barrier();
+    }
+
+    /// Waits until every rank of this device has called it.
+    pub(crate) fn device_barrier(&mut self) {
         barrier(); // Every thread's writes precede the leader's arrival.
         let ctx = *self.ctx();
         let (count, generation) = (ctx.barrier, ctx.barrier.wrapping_add(1));
@@ -42,19 +61,19 @@ impl Rank {
         });
     }
 
-    /// Starts host timer `id` once every rank of the device has called it.
-    /// The host measures the time (see the run report).
+    /// Starts host timer `id` once every rank of the world has called it.
+    /// Each process's host measures the time (see the run report).
     pub fn start_timer(&mut self, id: u32) {
-        let comm = self.device();
+        let comm = self.world();
         self.barrier(comm);
         if self.id == 0 {
             self.host_send(Op::TimerStart, id, &[]);
         }
     }
 
-    /// Stops host timer `id` once every rank of the device has called it.
+    /// Stops host timer `id` once every rank of the world has called it.
     pub fn stop_timer(&mut self, id: u32) {
-        let comm = self.device();
+        let comm = self.world();
         self.barrier(comm);
         if self.id == 0 {
             self.host_send(Op::TimerStop, id, &[]);

@@ -2,7 +2,8 @@
 //! created collectively. Typed: offsets and counts are in elements.
 
 use super::comm::{Comm, CommKind};
-use super::layout::{Call, Fault, WindowEntry, MAX_WINDOWS};
+use super::layout::{Call, Fault, Op, WindowEntry, MAX_WINDOWS};
+use super::route::Place;
 use crate::rank::collective::single;
 use crate::rank::Rank;
 use core::marker::PhantomData;
@@ -37,8 +38,8 @@ impl<T> Window<T> {
 
 /// Where a checked access goes.
 pub(crate) struct Target {
-    /// The target's device rank.
-    pub dev: u32,
+    /// The target rank.
+    pub place: Place,
     /// The target's window entry.
     pub entry: WindowEntry,
     /// This rank's index in the window's communicator (the source of notifications).
@@ -80,6 +81,9 @@ impl Rank {
                 ],
             );
         }
+        if matched && comm.kind() == CommKind::World && self.ctx().processes > 1 {
+            self.fail(Call::WinCreate, Fault::MatchedAcrossProcesses, [0, 0, 0, 0]);
+        }
         let free = !self.windows_live;
         if free == 0 {
             self.fail(
@@ -90,12 +94,7 @@ impl Rank {
         }
         let id = free.trailing_zeros();
         let elem = core::mem::size_of::<T>().max(1);
-        let ctx = *self.ctx();
-        // SAFETY: the table has MAX_WINDOWS rows of `ranks` entries.
-        let slot = unsafe {
-            ctx.windows
-                .add(id as usize * ctx.ranks as usize + self.id as usize)
-        };
+        let slot = self.own_entry(id);
         single(self, |_| {
             // SAFETY: this rank's own entry; published by the barrier below.
             unsafe {
@@ -104,15 +103,15 @@ impl Rank {
                     bytes: (len * elem) as u64,
                     elem: elem as u32,
                     live: 1,
-                    comm: comm.kind() as u32,
+                    comm: comm.kind() as u16,
+                    route: 0,
                     matched: matched as u32,
                 }
             };
             0u32
         });
         self.windows_live |= 1 << id;
-        self.last_target = None;
-        self.barrier(comm);
+        self.publish_entries(comm, id);
         Window {
             id,
             comm: comm.kind(),
@@ -127,19 +126,39 @@ impl Rank {
         let comm = self.comm_of(win.comm);
         // Every rank is done with the window before it goes.
         self.barrier(comm);
-        let ctx = *self.ctx();
-        // SAFETY: this rank's own entry.
-        let slot = unsafe {
-            ctx.windows
-                .add(win.id as usize * ctx.ranks as usize + self.id as usize)
-        };
+        let slot = self.own_entry(win.id);
         single(self, |_| {
-            // SAFETY: as above.
+            // SAFETY: this rank's own entry.
             unsafe { (*slot).live = 0 };
             0u32
         });
         self.windows_live &= !(1 << win.id);
+        // Other processes learn that the window is gone, so that their
+        // hosts reject late accesses.
+        self.publish_entries(comm, win.id);
+    }
+
+    /// This rank's entry of window `id` (row `id`, column its world rank).
+    #[inline(always)]
+    fn own_entry(&self, id: u32) -> *mut WindowEntry {
+        let ctx = self.ctx();
+        // SAFETY: the table has MAX_WINDOWS rows of `world_size` entries.
+        unsafe {
+            ctx.windows
+                .add(id as usize * ctx.world_size as usize + (ctx.world_first + self.id) as usize)
+        }
+    }
+
+    /// Makes every rank's entry of window `id` known to every rank of
+    /// `comm`: a barrier on one device; across processes the hosts exchange
+    /// the entries (and map what can be reached directly).
+    fn publish_entries(&mut self, comm: Comm, id: u32) {
         self.last_target = None;
+        if comm.kind() == CommKind::World && self.ctx().processes > 1 {
+            self.world_sync(Op::WindowExchange, id);
+        } else {
+            self.barrier(comm);
+        }
     }
 
     #[inline(always)]
@@ -162,23 +181,14 @@ impl Rank {
     ) -> Target {
         self.check_live(call, win);
         let comm = self.comm_of(win.comm);
-        let ranks = self.ctx().ranks;
-        let dev = match comm.device_rank(target, ranks) {
-            Some(d) if target < comm.size() => d,
-            _ => self.fail(
-                call,
-                Fault::RankOutOfRange,
-                [target as u64, comm.size() as u64, 0, 0],
-            ),
-        };
+        let place = self.locate(call, comm, target);
+        let ctx = self.ctx();
         // SAFETY: in the table.
         let entry = unsafe {
-            *self
-                .ctx()
-                .windows
-                .add(win.id as usize * ranks as usize + dev as usize)
+            *ctx.windows
+                .add(win.id as usize * ctx.world_size as usize + place.world as usize)
         };
-        if entry.comm != win.comm as u32 || entry.live == 0 {
+        if entry.comm != win.comm as u16 || entry.live == 0 {
             self.fail(
                 call,
                 Fault::WrongCommunicator,
@@ -194,7 +204,7 @@ impl Rank {
             );
         }
         Target {
-            dev,
+            place,
             entry,
             me: comm.rank(),
         }

@@ -1,6 +1,7 @@
 //! The distributed sum: as many ranks as fit on the device each sum their
 //! block, then combine in a binomial tree with notified puts. Checked
-//! against the host's sum.
+//! against the host's sum. Under `mpirun -np N` the tree spans the ranks of
+//! every process (one GPU each); process 0 checks the total.
 
 use dcuda::{RunConfig, Runtime};
 use dcuda_rank_kernels::sum::{SumArgs, DISTRIBUTED_SUM};
@@ -11,19 +12,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let module = rt.load(&dcuda_examples::rank_ptx())?;
     let config = RunConfig::new(128);
     let info = module.rank_info(&DISTRIBUTED_SUM, &config)?;
-    let n = (info.ranks_on_device * config.threads_per_rank()) as usize;
-
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let data: Vec<f64> = (0..n)
-        .map(|_| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect();
+    let threads = config.threads_per_rank() as u64;
+    // Value `i` of the world's data, computable by every process.
+    let value = |i: u64| {
+        let mut x = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        x ^= x >> 31;
+        x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x ^= x >> 29;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let first = info.first_rank as u64 * threads;
+    let mine = info.ranks_on_device as u64 * threads;
+    let data: Vec<f64> = (first..first + mine).map(value).collect();
     let input = rt.upload(&data)?;
-    let mut partials = rt.alloc::<f64>(info.ranks_on_device as usize)?;
+    let mut partials = rt.alloc::<f64>(info.rank_count as usize)?;
     let mut result = rt.alloc::<f64>(1)?;
     let args = SumArgs {
         data: input.as_ptr(),
@@ -34,14 +36,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let report = unsafe { module.run(&DISTRIBUTED_SUM, &config, &args)? };
     // ANCHOR_END: host
 
+    if info.first_rank != 0 {
+        println!(
+            "distributed_sum: process {} ran world ranks {}..{}",
+            info.process_index,
+            info.first_rank,
+            info.first_rank + info.ranks_on_device
+        );
+        return Ok(());
+    }
     let got = result.download()?[0];
-    let want: f64 = data.iter().sum();
+    let want: f64 = (0..info.rank_count as u64 * threads).map(value).sum();
     if (got - want).abs() > 1e-9 * want.abs() {
         return Err(format!("distributed_sum: {got} != host sum {want}").into());
     }
     println!(
-        "distributed_sum: {} ranks x {} threads correct on the {} backend: {got:.6} (tree {:?}, run {:?})",
-        report.ranks,
+        "distributed_sum: {} ranks ({} processes) x {} threads correct on the {} backend: {got:.6} (tree {:?}, run {:?})",
+        info.rank_count,
+        info.process_count,
         config.threads_per_rank(),
         rt.backend(),
         report.timers.first().map(|t| t.elapsed).unwrap_or_default(),

@@ -28,6 +28,20 @@ pub(crate) struct EmuDevice {
     max_ranks: usize,
 }
 
+/// An aborted run ends its emulated threads by unwinding with [`Aborted`]:
+/// that is no panic to print. Every other panic goes to the previous hook.
+fn quiet_aborts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Aborted>() {
+                previous(info)
+            }
+        }));
+    });
+}
+
 impl EmuDevice {
     /// The default co-residency limit in threads.
     pub const DEFAULT_THREADS: usize = 4096;
@@ -35,6 +49,7 @@ impl EmuDevice {
     pub const DEFAULT_RANKS: usize = 64;
 
     pub fn new(max_threads: usize, max_ranks: usize) -> Self {
+        quiet_aborts();
         EmuDevice {
             max_threads,
             max_ranks,

@@ -160,6 +160,95 @@ impl GpuDevice {
             .map_err(|e| Error::cuda("cuStreamSynchronize", e))
     }
 
+    /// The device's PCI bus id (`domain:bus:device.function`).
+    pub fn pci_bus_id(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 32];
+        // SAFETY: the buffer holds the id and its terminator.
+        check("cuDeviceGetPCIBusId", unsafe {
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, self.device)
+        })?;
+        // SAFETY: the driver wrote a terminated string.
+        Ok(unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .into_owned())
+    }
+
+    /// Whether this device can map the memory of the device at `pci_bus_id`.
+    pub fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool> {
+        self.bind()?;
+        let id = std::ffi::CString::new(pci_bus_id).unwrap_or_default();
+        let mut peer = MaybeUninit::uninit();
+        let mut can = 0;
+        // SAFETY: plain queries.
+        unsafe {
+            check(
+                "cuDeviceGetByPCIBusId",
+                sys::cuDeviceGetByPCIBusId(peer.as_mut_ptr(), id.as_ptr()),
+            )?;
+            let peer = peer.assume_init();
+            if peer == self.device {
+                return Ok(false);
+            }
+            check(
+                "cuDeviceCanAccessPeer",
+                sys::cuDeviceCanAccessPeer(&mut can, self.device, peer),
+            )?;
+        }
+        Ok(can != 0)
+    }
+
+    /// An IPC handle for the allocation holding `addr`, and `addr`'s
+    /// offset in it; fails for memory that is not from `cuMemAlloc`.
+    pub fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)> {
+        self.bind()?;
+        let (mut base, mut size) = (0u64, 0usize);
+        let mut handle = MaybeUninit::<sys::CUipcMemHandle>::uninit();
+        // SAFETY: plain queries on a device address.
+        unsafe {
+            check(
+                "cuMemGetAddressRange",
+                sys::cuMemGetAddressRange_v2(&mut base, &mut size, addr),
+            )?;
+            check(
+                "cuIpcGetMemHandle",
+                sys::cuIpcGetMemHandle(handle.as_mut_ptr(), base),
+            )?;
+            let handle = handle.assume_init();
+            Ok((
+                std::mem::transmute::<[std::ffi::c_char; 64], [u8; 64]>(handle.reserved),
+                addr - base,
+            ))
+        }
+    }
+
+    /// Maps another process's allocation; returns its address here.
+    pub fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
+        self.bind()?;
+        let mut raw = MaybeUninit::<sys::CUipcMemHandle>::zeroed();
+        let mut addr = 0u64;
+        // SAFETY: the handle came from cuIpcGetMemHandle in another process.
+        unsafe {
+            std::ptr::copy_nonoverlapping(handle.as_ptr(), raw.as_mut_ptr() as *mut u8, 64);
+            check(
+                "cuIpcOpenMemHandle",
+                sys::cuIpcOpenMemHandle_v2(
+                    &mut addr,
+                    raw.assume_init(),
+                    sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32,
+                ),
+            )?;
+        }
+        Ok(addr)
+    }
+
+    /// Unmaps what [`ipc_open`](Self::ipc_open) mapped.
+    pub fn ipc_close(&self, addr: u64) {
+        if self.bind().is_ok() {
+            // SAFETY: `addr` came from ipc_open. Nobody to report a failure to.
+            let _ = unsafe { sys::cuIpcCloseMemHandle(addr) };
+        }
+    }
+
     /// Pinned host memory mapped into the device: (host pointer, device address).
     pub fn alloc_mapped(&self, bytes: usize) -> Result<(*mut u8, u64)> {
         self.bind()?;

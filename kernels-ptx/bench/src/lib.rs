@@ -239,3 +239,41 @@ pub unsafe fn pingpong_breakdown(counters: *mut u32, iters: u32, steps: u32, out
         *out = global_timer() - t0;
     }
 }
+
+/// Bandwidth between the two halves of the world (two processes with as
+/// many ranks each): the first `senders` ranks of the lower half put `reps`
+/// times `bytes` into the window of their partner `half` ranks up, flush
+/// and notify. The time runs from a world barrier to a world barrier.
+#[rank]
+pub fn cross_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
+    let world = rank.world();
+    let (me, half) = (world.rank(), world.size() / 2);
+    let bytes = args.bytes as usize;
+    let slot = me % half;
+    let active = slot < args.senders;
+    let receiver = active && me >= half;
+    let (base, len) = if receiver {
+        (args.dst.wrapping_add(slot as usize * bytes), bytes)
+    } else {
+        (args.dst, 0)
+    };
+    let win = rank.win_create(world, base, len);
+    rank.barrier(world);
+    let t0 = rank.timestamp();
+    if active && !receiver {
+        let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
+        for _ in 0..args.reps {
+            rank.put(win, me + half, 0, src, bytes);
+        }
+        rank.flush(win);
+        rank.notify(world, me + half, 1);
+    } else if receiver {
+        rank.wait_notifications(1, 1);
+    }
+    rank.barrier(world);
+    let t1 = rank.timestamp();
+    if me == 0 {
+        unsafe { *args.out = t1 - t0 };
+    }
+    rank.win_free(win);
+}

@@ -19,6 +19,8 @@ pub struct CheckArgs {
     pub case: u32,
 }
 
+// Memory is per process: a rank's slot is at its device rank, so that the
+// same kernels run unchanged in a job of several processes.
 impl CheckArgs {
     fn data(&self, rank: u32) -> *mut u32 {
         self.data.wrapping_add((rank * self.words) as usize)
@@ -49,8 +51,8 @@ pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
     let words = args.words as usize;
-    let data = args.data(me);
-    let out = args.out(me);
+    let data = args.data(rank.device().rank());
+    let out = args.out(rank.device().rank());
     let win = rank.win_create(world, data, words);
     for round in 0..args.rounds {
         let tag = round % 256;
@@ -75,7 +77,7 @@ pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
 pub fn all_notify(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
-    let out = args.out(me);
+    let out = args.out(rank.device().rank());
     let mut false_tests = 0u32;
     for round in 0..args.rounds {
         let tag = round % 8;
@@ -102,8 +104,8 @@ pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
     let words = args.words as usize;
-    let data = args.data(me);
-    let out = args.out(me);
+    let data = args.data(rank.device().rank());
+    let out = args.out(rank.device().rank());
     fill(rank, data, words, |k| me * 7 + k as u32);
     let win = rank.win_create(world, data, words);
     let left = (me + n - 1) % n;
@@ -124,7 +126,7 @@ pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
 pub fn matching(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
-    let data = args.data(me);
+    let data = args.data(rank.device().rank());
     let win = rank.win_create_matched(world, data, args.words as usize);
     if me != 0 {
         for round in 0..args.rounds {
@@ -193,7 +195,7 @@ pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
         args.rounds,
         t1 - t0
     );
-    unsafe { *args.out(me) = reply };
+    unsafe { *args.out(rank.device().rank()) = reply };
 }
 
 // ANCHOR_END: host_services
@@ -219,21 +221,21 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let me = world.rank();
     let words = args.words as usize;
-    let win = rank.win_create(world, args.data(me), words);
-    let freed = rank.win_create(rank.device(), args.data(me), words);
+    let win = rank.win_create(world, args.data(rank.device().rank()), words);
+    let freed = rank.win_create(rank.device(), args.data(rank.device().rank()), words);
     rank.win_free(freed);
     if me == 1 {
-        let src = args.out(me) as *const u32;
+        let src = args.out(rank.device().rank()) as *const u32;
         match args.case {
             0 => rank.put(win, world.size() + 3, 0, src, 1),
             1 => rank.put_notify(win, 0, words - 1, src, 2, 0),
             2 => rank.notify(world, 0, 300),
-            3 => rank.get(freed, 0, 0, args.out(me), 1),
+            3 => rank.get(freed, 0, 0, args.out(rank.device().rank()), 1),
             4 => rank.wait_notifications(1, u32::MAX),
             5 => rank.flush(freed),
             _ => {
                 // One byte past an aligned address: misaligned for u32.
-                let odd = (args.data(me) as *mut u8).wrapping_add(1) as *mut u32;
+                let odd = (args.data(rank.device().rank()) as *mut u8).wrapping_add(1) as *mut u32;
                 let _ = rank.win_create(world, odd, 2);
             }
         }

@@ -7,11 +7,13 @@ use dcuda_device::{rank, rank_log, Rank, Sum};
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SumArgs {
-    /// `ranks * threads_per_rank` values; rank `r` sums its own block.
+    /// `threads_per_rank` values per rank of this process (device rank
+    /// order); each rank sums its own block.
     pub data: *const f64,
-    /// One slot per rank; every rank's window is all of it.
+    /// One slot per world rank; every rank's window is all of it (per
+    /// process: ranks of one process share it).
     pub partials: *mut f64,
-    /// Where rank 0 writes the total.
+    /// Where world rank 0 writes the total.
     pub result: *mut f64,
 }
 
@@ -20,7 +22,7 @@ pub struct SumArgs {
 pub fn distributed_sum(rank: &mut Rank, args: &SumArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
-    let base = (me * rank.threads_per_rank()) as usize;
+    let base = (rank.device().rank() * rank.threads_per_rank()) as usize;
 
     // 1. Each rank sums its block: a block-collective reduction.
     let mut partial = rank.reduce(
@@ -28,9 +30,10 @@ pub fn distributed_sum(rank: &mut Rank, args: &SumArgs) {
         Sum,
     );
 
-    // 2. A binomial tree. All windows cover the same array, so a rank's
-    // slot is the same address in every window: the put copies nothing and
-    // only notifies.
+    // 2. A binomial tree. The windows of a process's ranks cover the same
+    // array, so between them a rank's slot is the same address in every
+    // window: the put copies nothing and only notifies. Between processes
+    // it moves one value.
     let win = rank.win_create(world, args.partials, n as usize);
     rank.start_timer(0);
     let (mut step, mut round) = (1, 0);

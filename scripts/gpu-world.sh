@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The many-GPU checks and benchmarks of issue 5, on a machine with two GPUs
+# (device kind nvidia-h200-x2), from the packed bundle:
+#   run(command="bash .gpu-bundle/gpu-world.sh", carry=[".gpu-bundle"], kind="nvidia-h200-x2")
+# Every program runs under mpirun -np 2 (one process per GPU), over the
+# direct (NVLink) route and again with DCUDA_PEER_ACCESS=0 (the MPI network
+# manager), then the raw baselines: NVSHMEM (built here with nvcc),
+# cudaMemcpyPeer and MPI. The log goes to $OUT/gpu-world.log.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-/tmp}
+log=$out/gpu-world.log
+export DCUDA_BACKEND=gpu
+# Never use NVLink multicast on shared hosts.
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+mpirun_=(mpirun --allow-run-as-root --bind-to none -np 2)
+
+{
+  echo "dcuda many-GPU run, commit $(cat COMMIT), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader
+  nvidia-smi topo -m | head -4
+  mpirun --version | head -1
+  ompi_info --parsable --all 2>/dev/null | grep -m1 mpi_built_with_cuda_support || true
+  echo
+} 2>&1 | tee "$log"
+
+pass=0; fail=0; failed=()
+run() {
+  local name=$1; shift
+  echo "--- $name" | tee -a "$log"
+  if timeout 180 "$@" >>"$log" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $name" | tee -a "$log"
+  else
+    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
+  fi
+}
+
+for route in direct network; do
+  peer=1; [ $route = network ] && peer=0
+  run "world_checks ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks
+  run "world_checks abort ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks abort
+  run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
+done
+grep -h "world_checks: process\|distributed_sum:" "$log" | head -20
+
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  run "bench_world (direct)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
+  run "bench_world (network)" env DCUDA_PEER_ACCESS=0 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
+  nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
+  echo "--- NVSHMEM from $nv" | tee -a "$log"
+  if nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) \
+      baselines/nvshmem_peer.cu -o nvshmem_peer -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device \
+      $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib" >>"$log" 2>&1; then
+    run "nvshmem baseline" env NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo \
+      "${mpirun_[@]}" ./nvshmem_peer
+  else
+    fail=$((fail + 1)); failed+=("nvshmem build"); echo "FAIL nvshmem build" | tee -a "$log"
+  fi
+  grep -E "^(auto|network|nvshmem|cudaMemcpyPeer)" "$log"
+fi
+
+echo "passed $pass, failed $fail ${failed[*]:-}" | tee -a "$log"
+[ "$fail" = 0 ]
