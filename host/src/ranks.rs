@@ -779,7 +779,9 @@ fn reply(state: &RunState, replies: &mut [u32], rank: u32, value: u32) {
 
 fn handle(state: &RunState, world: Option<&World>, cmd: &Command, p: &mut Progress) -> Result<()> {
     let op = Op::from_u32(cmd.op);
-    if let Some(Op::Put | Op::Get | Op::Notify | Op::Barrier | Op::WindowExchange) = op {
+    if let Some(Op::Put | Op::PutInline | Op::Get | Op::Notify | Op::Barrier | Op::WindowExchange) =
+        op
+    {
         let Some(w) = world else {
             eprintln!(
                 "dcuda: rank {} asked for {:?} in a run of one process",
@@ -790,7 +792,8 @@ fn handle(state: &RunState, world: Option<&World>, cmd: &Command, p: &mut Progre
         // SAFETY: the payload holds a `Transfer` for these ops.
         let t: Transfer = unsafe { (cmd.payload.as_ptr() as *const Transfer).read_unaligned() };
         return match op {
-            Some(Op::Put | Op::Notify) => w.put(cmd.rank, &t, cmd.arg),
+            Some(Op::Put | Op::Notify) => w.put(cmd.rank, &t, cmd.arg, false),
+            Some(Op::PutInline) => w.put(cmd.rank, &t, cmd.arg, true),
             Some(Op::Get) => w.get(cmd.rank, &t, cmd.arg),
             Some(Op::Barrier) => w.start_sync(&mut p.syncs, None),
             _ => w.start_sync(&mut p.syncs, Some(cmd.arg)),

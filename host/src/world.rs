@@ -319,7 +319,8 @@ impl World {
     /// A put (or notification, `bytes == 0`) from device rank `rank` to
     /// world rank `target`: stages the source in pieces and sends them;
     /// the source may be reused once all are staged.
-    pub fn put(&self, rank: u32, t: &Transfer, tag: u32) -> Result<()> {
+    /// With `inline`, `t.local` holds the data itself (at most 8 bytes).
+    pub fn put(&self, rank: u32, t: &Transfer, tag: u32, inline: bool) -> Result<()> {
         let Transfer {
             target,
             window,
@@ -342,8 +343,12 @@ impl World {
                 .u32(if last { tag } else { NO_TAG })
                 .u64(piece);
             let start = w.0.len();
-            w.0.resize(start + piece as usize, 0);
-            self.runtime.read_device(local + done, &mut w.0[start..])?;
+            if inline {
+                w.0.extend_from_slice(&local.to_le_bytes()[..piece as usize]);
+            } else {
+                w.0.resize(start + piece as usize, 0);
+                self.runtime.read_device(local + done, &mut w.0[start..])?;
+            }
             self.send_data(to, w.0)?;
             done += piece;
             if last {

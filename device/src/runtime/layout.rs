@@ -209,7 +209,14 @@ pub enum Op {
     /// Exchange the entries of window `arg` with the other processes
     /// (sent by device rank 0; replied to).
     WindowExchange = 11,
+    /// As `Put`, for at most [`INLINE`] bytes carried in the command:
+    /// [`Transfer::local`] holds the data, so the host reads no device memory.
+    PutInline = 12,
 }
+
+/// Puts of at most this many bytes through the host carry their data in
+/// the command.
+pub const INLINE: usize = 8;
 
 impl Op {
     /// The op of a raw value.
@@ -226,6 +233,7 @@ impl Op {
             9 => Some(Op::Notify),
             10 => Some(Op::Barrier),
             11 => Some(Op::WindowExchange),
+            12 => Some(Op::PutInline),
             _ => None,
         }
     }

@@ -1,6 +1,6 @@
 //! Remote memory access on one device: the block copies, then signals.
 
-use super::layout::{Call, Fault, Op, Route, Transfer, NO_TAG, TAGS};
+use super::layout::{Call, Fault, Op, Route, Transfer, INLINE, NO_TAG, TAGS};
 use super::window::{Target, Window};
 use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
@@ -116,16 +116,27 @@ impl Rank {
         };
         let size = core::mem::size_of::<T>();
         if Route::from_u32(t.entry.route as u32) == Route::Host {
-            let op = match direction {
-                Direction::Put => Op::Put,
-                Direction::Get => Op::Get,
-            };
-            let transfer = Transfer {
+            let bytes = count * size;
+            let mut transfer = Transfer {
                 target: t.place.world,
                 window: win.id,
                 offset: (offset * size) as u64,
                 local: local as u64,
-                bytes: (count * size) as u64,
+                bytes: bytes as u64,
+            };
+            let op = match direction {
+                Direction::Put if bytes <= INLINE => {
+                    // Small data rides in the command: no device read by
+                    // the host. Every thread's write to it is done first.
+                    barrier();
+                    let mut data = [0u8; 8];
+                    // SAFETY: the caller's source holds `bytes` bytes.
+                    unsafe { core::ptr::copy(local as *const u8, data.as_mut_ptr(), bytes) };
+                    transfer.local = u64::from_le_bytes(data);
+                    Op::PutInline
+                }
+                Direction::Put => Op::Put,
+                Direction::Get => Op::Get,
             };
             self.through_host(call, op, tag, transfer);
             if direction == Direction::Get {
@@ -146,7 +157,10 @@ impl Rank {
     /// Hands an access to this process's host, which moves it through its
     /// network manager; completion is counted in `host_done`.
     pub(crate) fn through_host(&mut self, call: Call, op: Op, tag: u32, transfer: Transfer) {
-        if transfer.bytes > 0 && !arch::is_global(transfer.local as *const u8) {
+        if op != Op::PutInline
+            && transfer.bytes > 0
+            && !arch::is_global(transfer.local as *const u8)
+        {
             self.fail(
                 call,
                 Fault::NotGlobal,

@@ -19,6 +19,8 @@ pub(crate) struct GpuDevice {
     cooperative: bool,
     /// Set when a kernel faulted: the context is unusable from then on.
     lost: std::sync::Mutex<Option<(String, String)>>,
+    /// A non-blocking stream for host-to-device copies while a kernel runs.
+    copy_stream: sys::CUstream,
 }
 
 // SAFETY: a CUDA context may be used from any thread once made current; every
@@ -65,8 +67,12 @@ impl GpuDevice {
             multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             cooperative: attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
             lost: std::sync::Mutex::new(None),
+            copy_stream: std::ptr::null_mut(),
         };
         gpu.bind()?;
+        let mut gpu = gpu;
+        gpu.copy_stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| Error::cuda("cuStreamCreate", e))?;
         Ok(gpu)
     }
 
@@ -131,12 +137,23 @@ impl GpuDevice {
         }
     }
 
+    /// Copies host memory to the device and returns once the data is
+    /// there. (`cuMemcpyHtoD` from pageable memory may return before the
+    /// DMA lands; a signal written after it could overtake the data.)
     pub fn copy_to_device(&self, addr: u64, src: *const u8, bytes: usize) -> Result<()> {
         self.bind()?;
-        // SAFETY: the caller passes a device range of `bytes` and a host slice of as many.
-        check("cuMemcpyHtoD", unsafe {
-            sys::cuMemcpyHtoD_v2(addr, src as *const c_void, bytes)
-        })
+        // SAFETY: the caller passes a device range of `bytes` and a host
+        // slice of as many; the stream is ours and synchronised before return.
+        unsafe {
+            check(
+                "cuMemcpyHtoDAsync",
+                sys::cuMemcpyHtoDAsync_v2(addr, src as *const c_void, bytes, self.copy_stream),
+            )?;
+            check(
+                "cuStreamSynchronize",
+                sys::cuStreamSynchronize(self.copy_stream),
+            )
+        }
     }
 
     pub fn copy_to_host(&self, dst: *mut u8, addr: u64, bytes: usize) -> Result<()> {
@@ -416,6 +433,10 @@ impl GpuDevice {
 
 impl Drop for GpuDevice {
     fn drop(&mut self) {
+        if self.bind().is_ok() {
+            // SAFETY: created in open(); nothing uses it any more.
+            let _ = unsafe { result::stream::destroy(self.copy_stream) };
+        }
         // SAFETY: retained in open().
         let _ = unsafe { result::primary_ctx::release(self.device) };
     }
