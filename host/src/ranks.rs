@@ -130,6 +130,7 @@ struct RunState {
     _local: DeviceBuffer<u32>,
     _remote: MappedBuffer<u32>,
     _host_done: MappedBuffer<u32>,
+    _remote_active: DeviceBuffer<u32>,
     _peers: DeviceBuffer<u8>,
     _windows: DeviceBuffer<u8>,
     _barrier: DeviceBuffer<u32>,
@@ -168,6 +169,7 @@ impl RunState {
         // fastest placement measured for host-to-device signals).
         let remote = rt.alloc_mapped::<u32>(n * TAGS)?;
         let host_done = rt.alloc_mapped::<u32>(n)?;
+        let remote_active = rt.alloc::<u32>(1)?;
         let mut world = match rt.job() {
             Some(job) => Some(World::setup(
                 job.clone(),
@@ -176,6 +178,7 @@ impl RunState {
                 local.addr(),
                 remote.host_ptr() as usize,
                 host_done.host_ptr() as usize,
+                remote_active.addr(),
             )?),
             None => None,
         };
@@ -250,6 +253,7 @@ impl RunState {
             process: world.as_ref().map_or(0, |w| w.me()),
             peers: peers.as_ptr() as *const Peer,
             host_done: host_done.device_ptr(),
+            remote_active: remote_active.as_ptr(),
         };
         let context_buffer = upload_raw(rt, &context)?;
         let args_buffer = upload_raw(rt, args)?;
@@ -261,6 +265,7 @@ impl RunState {
             _local: local,
             _remote: remote,
             _host_done: host_done,
+            _remote_active: remote_active,
             _peers: peers,
             _windows: windows,
             _barrier: barrier,

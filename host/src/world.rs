@@ -89,6 +89,10 @@ pub(crate) struct World {
     /// host-completed accesses `[ranks]` (host addresses).
     remote_counters: usize,
     host_done: usize,
+    /// Device flag telling the ranks to read their remote counters; set
+    /// before the first remote notification.
+    remote_active: u64,
+    remote_seen: AtomicBool,
     /// The first failure seen: (process, message).
     failure: Mutex<Option<(u32, String)>>,
     /// Control messages the receive thread passes to the progress thread.
@@ -159,6 +163,7 @@ impl World {
         counters: u64,
         remote_counters: usize,
         host_done: usize,
+        remote_active: u64,
     ) -> Result<World> {
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
         // Channels of this run; MPI guarantees tags up to 32767.
@@ -215,6 +220,8 @@ impl World {
             mirror: Mutex::new(vec![WindowEntry::default(); MAX_WINDOWS * ranks as usize]),
             remote_counters,
             host_done,
+            remote_active,
+            remote_seen: AtomicBool::new(false),
             failure: Mutex::new(None),
             control_rx: Mutex::new(rx),
             control_tx: Mutex::new(tx),
@@ -668,6 +675,15 @@ impl World {
     fn notify_local(&self, target: u32, tag: u32) {
         if tag == NO_TAG || tag as usize >= TAGS {
             return;
+        }
+        if !self.remote_seen.swap(true, Ordering::Relaxed) {
+            // Before the first count: the ranks start reading the counters.
+            if let Err(e) = self
+                .runtime
+                .write_device(self.remote_active, &1u32.to_le_bytes())
+            {
+                self.fail(self.me(), e.to_string());
+            }
         }
         let at = (target - self.first()) as usize * TAGS + tag as usize;
         // SAFETY: the remote counters have `[ranks][TAGS]` entries, for the run.

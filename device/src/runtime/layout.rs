@@ -66,6 +66,10 @@ pub struct RankContext {
     /// `[ranks]` operations through the host that the host has completed
     /// for each rank (host-mapped, written by the host).
     pub host_done: *const u32,
+    /// Non-zero once the host has delivered a notification from another
+    /// process (device memory, written once by the host): until then the
+    /// ranks need not read their remote counters over the bus.
+    pub remote_active: *const u32,
 }
 
 /// How the ranks of one process are reached.

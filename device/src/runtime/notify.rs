@@ -29,12 +29,17 @@ fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32
         let local = unsafe { arch::load_acquire(ctx.local_notifications.add(at), Scope::Gpu) };
         (local, 0)
     } else {
-        // SAFETY: in the counter arrays.
+        // SAFETY: in the counter arrays; the flag lives for the run.
         unsafe {
-            (
-                arch::load_acquire(ctx.local_notifications.add(at), Scope::System),
-                arch::load_acquire(ctx.remote_notifications.add(at), Scope::System),
-            )
+            let local = arch::load_acquire(ctx.local_notifications.add(at), Scope::System);
+            // Remote counters live in host memory: read them over the bus
+            // only once the host has delivered something through them.
+            let remote = if arch::load_relaxed(ctx.remote_active, Scope::System) != 0 {
+                arch::load_acquire(ctx.remote_notifications.add(at), Scope::System)
+            } else {
+                0
+            };
+            (local, remote)
         }
     };
     let consumed = DCUDA_CONSUMED.get(tag as usize);

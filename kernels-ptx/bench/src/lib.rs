@@ -258,6 +258,12 @@ pub fn cross_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
         (args.dst, 0)
     };
     let win = rank.win_create(world, base, len);
+    if active && !receiver {
+        // Warm-up: the first touch of freshly mapped peer memory is slow.
+        let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
+        rank.put(win, me + half, 0, src, bytes);
+        rank.flush(win);
+    }
     rank.barrier(world);
     let t0 = rank.timestamp();
     if active && !receiver {
