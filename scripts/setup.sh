@@ -31,6 +31,13 @@ if ! command -v cc >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq gcc >/dev/null
 fi
 
+# MPI: the network manager links OpenMPI (mpi-sys, whose bindings need
+# libclang), and the multi-process tests start mpirun.
+if ! dpkg -s libopenmpi-dev openmpi-bin libclang-dev >/dev/null 2>&1; then
+  log "installing OpenMPI and libclang (apt)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin libclang-dev >/dev/null
+fi
+
 [ "$full" = 1 ] || exit 0
 
 # ptxas validates every PTX the build produces; it ships in NVIDIA's nvcc wheel.
