@@ -14,7 +14,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;
 #[cfg(target_arch = "nvptx64")]
-mod nvptx;
+pub(crate) mod nvptx;
 
 #[cfg(not(target_arch = "nvptx64"))]
 use host as imp;

@@ -186,3 +186,39 @@ pub fn trap() -> ! {
     // SAFETY: ends the kernel.
     unsafe { asm!("trap;", options(noreturn, nostack)) }
 }
+
+/// Loads 16 bytes with one vector load (`ld.v4.u32`, generic address).
+///
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_v4(p: *const u8) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!(
+        "ld.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+        p = in(reg64) p,
+        a = out(reg32) a,
+        b = out(reg32) b,
+        c = out(reg32) c,
+        d = out(reg32) d,
+        options(nostack, readonly, preserves_flags)
+    );
+    [a, b, c, d]
+}
+
+/// Stores 16 bytes with one vector store (`st.v4.u32`, generic address).
+///
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub unsafe fn store_v4(p: *mut u8, v: [u32; 4]) {
+    asm!(
+        "st.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+        p = in(reg64) p,
+        a = in(reg32) v[0],
+        b = in(reg32) v[1],
+        c = in(reg32) v[2],
+        d = in(reg32) v[3],
+        options(nostack, preserves_flags)
+    );
+}

@@ -6,12 +6,6 @@ use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
 use crate::rank::{on_thread_zero, Rank};
 
-/// 16 bytes, aligned, so that a copy moves whole vectors (`ld.v4`/`st.v4`).
-#[cfg(target_arch = "nvptx64")]
-#[repr(C, align(16))]
-#[derive(Clone, Copy)]
-struct Vec4([u32; 4]);
-
 /// Copies `bytes` from `src` to `dst` with every thread of the rank, in the
 /// widest unit both addresses and the size allow, coalesced.
 #[inline(always)]
@@ -27,7 +21,7 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
         // SAFETY: the caller checked both ranges.
         unsafe {
             if align == 0 {
-                copy_vectors(dst as *mut Vec4, src as *const Vec4, bytes / 16, t, n);
+                copy_vectors(dst, src, bytes / 16, t, n);
             } else if align % 4 == 0 {
                 copy_strided(dst as *mut u32, src as *const u32, bytes / 4, t, n);
             } else {
@@ -43,26 +37,30 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
     }
 }
 
-/// Copies 16-byte vectors, four in flight per thread: one load at a time
-/// leaves most of the memory system idle.
+/// Copies `len` 16-byte vectors, four in flight per thread: one load at a
+/// time leaves most of the memory system idle. Explicit `ld.v4`/`st.v4`:
+/// a 16-byte Rust value is moved through local memory on this LLVM.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn copy_vectors(dst: *mut Vec4, src: *const Vec4, len: usize, first: usize, stride: usize) {
+unsafe fn copy_vectors(dst: *mut u8, src: *const u8, len: usize, first: usize, stride: usize) {
+    use crate::arch::nvptx::{load_v4, store_v4};
+    let at = |i: usize| i * 16;
     let mut i = first;
     while i + 3 * stride < len {
-        let (a, b, c, d) = (
-            src.add(i).read(),
-            src.add(i + stride).read(),
-            src.add(i + 2 * stride).read(),
-            src.add(i + 3 * stride).read(),
-        );
-        dst.add(i).write(a);
-        dst.add(i + stride).write(b);
-        dst.add(i + 2 * stride).write(c);
-        dst.add(i + 3 * stride).write(d);
+        let a = load_v4(src.add(at(i)));
+        let b = load_v4(src.add(at(i + stride)));
+        let c = load_v4(src.add(at(i + 2 * stride)));
+        let d = load_v4(src.add(at(i + 3 * stride)));
+        store_v4(dst.add(at(i)), a);
+        store_v4(dst.add(at(i + stride)), b);
+        store_v4(dst.add(at(i + 2 * stride)), c);
+        store_v4(dst.add(at(i + 3 * stride)), d);
         i += 4 * stride;
     }
-    copy_strided(dst, src, len, i, stride);
+    while i < len {
+        store_v4(dst.add(at(i)), load_v4(src.add(at(i))));
+        i += stride;
+    }
 }
 
 #[cfg(target_arch = "nvptx64")]
