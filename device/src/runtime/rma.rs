@@ -37,28 +37,18 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
     }
 }
 
-/// Copies `len` 16-byte vectors, four in flight per thread: one load at a
-/// time leaves most of the memory system idle. Explicit `ld.v4`/`st.v4`:
-/// a 16-byte Rust value is moved through local memory on this LLVM.
+/// Copies `len` 16-byte vectors with explicit `ld.v4`/`st.v4` (a 16-byte
+/// Rust value is moved through local memory on this LLVM). One vector in
+/// flight per thread: measured on H200s, unrolling to two or four raised
+/// the registers enough to cut the ranks that fit (1188 to 924) and was no
+/// faster, on one GPU or over NVLink (`bench/results/2026-11-22-world-h200x2`).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn copy_vectors(dst: *mut u8, src: *const u8, len: usize, first: usize, stride: usize) {
     use crate::arch::nvptx::{load_v4, store_v4};
-    let at = |i: usize| i * 16;
     let mut i = first;
-    while i + 3 * stride < len {
-        let a = load_v4(src.add(at(i)));
-        let b = load_v4(src.add(at(i + stride)));
-        let c = load_v4(src.add(at(i + 2 * stride)));
-        let d = load_v4(src.add(at(i + 3 * stride)));
-        store_v4(dst.add(at(i)), a);
-        store_v4(dst.add(at(i + stride)), b);
-        store_v4(dst.add(at(i + 2 * stride)), c);
-        store_v4(dst.add(at(i + 3 * stride)), d);
-        i += 4 * stride;
-    }
     while i < len {
-        store_v4(dst.add(at(i)), load_v4(src.add(at(i))));
+        store_v4(dst.add(i * 16), load_v4(src.add(i * 16)));
         i += stride;
     }
 }
