@@ -337,10 +337,7 @@ impl World {
         } = *t;
         let to = self.process_of(target);
         let source = self.first() + rank;
-        let mut done = 0u64;
-        loop {
-            let piece = (bytes - done).min(CHUNK as u64);
-            let last = done + piece == bytes;
+        for (done, piece, last) in pieces(bytes) {
             let mut w = Writer::default()
                 .u8(PUT)
                 .u32(source)
@@ -357,10 +354,6 @@ impl World {
                 self.runtime.read_device(local + done, &mut w.0[start..])?;
             }
             self.send_data(to, w.0)?;
-            done += piece;
-            if last {
-                break;
-            }
         }
         self.complete(rank);
         Ok(())
@@ -712,10 +705,7 @@ impl World {
                 let (offset, bytes, local, tag) = (r.u64()?, r.u64()?, r.u64()?, r.u32()?);
                 let e = self.checked_entry(source, target, window, offset, bytes)?;
                 let requester = source - self.firsts[from as usize];
-                let mut done = 0u64;
-                loop {
-                    let piece = (bytes - done).min(CHUNK as u64);
-                    let last = done + piece == bytes;
+                for (done, piece, last) in pieces(bytes) {
                     let mut w = Writer::default()
                         .u8(GET_REPLY)
                         .u32(requester)
@@ -727,10 +717,6 @@ impl World {
                     self.runtime
                         .read_device(e.base + offset + done, &mut w.0[start..])?;
                     self.send_data(from, w.0)?;
-                    done += piece;
-                    if last {
-                        break;
-                    }
                 }
                 self.notify_local(target, tag);
             }
@@ -768,6 +754,17 @@ impl Drop for World {
             }
         }
     }
+}
+
+/// `(start, length, last)` of the pieces a transfer of `bytes` is sent in
+/// (one empty piece for none).
+fn pieces(bytes: u64) -> impl Iterator<Item = (u64, u64, bool)> {
+    let chunk = CHUNK as u64;
+    let n = bytes.div_ceil(chunk).max(1);
+    (0..n).map(move |i| {
+        let start = i * chunk;
+        (start, (bytes - start).min(chunk), i + 1 == n)
+    })
 }
 
 fn size_of_entry() -> usize {
@@ -821,4 +818,21 @@ fn get_ipc(r: &mut Reader) -> Result<Option<([u8; 64], u64)>> {
         .try_into()
         .map_err(|_| peer_error("decode", "an IPC handle of the wrong size".into()))?;
     Ok(Some((h, r.u64()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_the_transfer_once() {
+        assert_eq!(pieces(0).collect::<Vec<_>>(), vec![(0, 0, true)]);
+        assert_eq!(pieces(5).collect::<Vec<_>>(), vec![(0, 5, true)]);
+        let c = CHUNK as u64;
+        assert_eq!(
+            pieces(2 * c + 3).collect::<Vec<_>>(),
+            vec![(0, c, false), (c, c, false), (2 * c, 3, true)]
+        );
+        assert_eq!(pieces(c).collect::<Vec<_>>(), vec![(0, c, true)]);
+    }
 }
