@@ -105,6 +105,39 @@ impl Run<'_> {
         })
     }
 
+    /// Timers and logs across processes: each host times the world-wide
+    /// phase and prints its own ranks' messages, named by world rank.
+    fn host_services(&self) -> Check {
+        let rounds = 10;
+        let (mut data, mut out) = self.buffers(1);
+        let args = CheckArgs {
+            data: data.as_mut_ptr(),
+            out: out.as_mut_ptr(),
+            words: 1,
+            rounds,
+            case: 0,
+        };
+        let config = RunConfig::new(64).ranks(self.ranks);
+        // SAFETY: the buffers hold one word per rank of this process.
+        let report = unsafe { self.module.run(&HOST_SERVICES, &config, &args) }
+            .map_err(|e| e.to_string())?;
+        if report.timers.len() != 1 || report.timers[0].id != 7 {
+            return Err(format!("timers: {:?}", report.timers));
+        }
+        let mut logged: Vec<u32> = report.logs.iter().map(|(r, _)| *r).collect();
+        logged.sort_unstable();
+        if logged != (0..self.ranks).collect::<Vec<_>>() {
+            return Err(format!("logs from device ranks {logged:?}"));
+        }
+        for (r, text) in &report.logs {
+            let world = self.first + r;
+            if !text.starts_with(&format!("rank {world} pinged {rounds} times")) {
+                return Err(format!("log of device rank {r}: {text}"));
+            }
+        }
+        Ok(())
+    }
+
     /// World rank 1 is the second rank of process 0 (which has two).
     fn abort(&self, process: u32) -> Check {
         match self.run(&BAD_CALL, 4, 0, 0) {
@@ -162,6 +195,7 @@ fn main() {
             ("ring, pipelined", Box::new(|| run.ring(600_000, 3))),
             ("notify", Box::new(|| run.notify())),
             ("get", Box::new(|| run.get())),
+            ("timers and logs", Box::new(|| run.host_services())),
         ]
     };
     for (name, check) in checks {
