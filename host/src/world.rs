@@ -166,9 +166,11 @@ impl World {
         remote_active: u64,
     ) -> Result<World> {
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
-        // Channels of this run; MPI guarantees tags up to 32767.
-        let data = RUN_CHANNELS + 2 * (run % 16000);
-        let control = data + 1;
+        // Channels of this run; MPI guarantees tags up to 32767. Setup has
+        // its own: a process that is done with it may already send control
+        // messages while another still gathers setups.
+        let setup = RUN_CHANNELS + 3 * (run % 10000);
+        let (data, control) = (setup + 1, setup + 2);
         let gpu = runtime.gpu();
         let me = Setup {
             ranks,
@@ -188,7 +190,7 @@ impl World {
             .u32(me.node)
             .bytes(me.pci.as_bytes());
         w = put_ipc(w, me.counters);
-        let all = all_gather(&*job.net, control, w.0)?;
+        let all = all_gather(&*job.net, setup, w.0)?;
         let mut setups = Vec::new();
         for (p, msg) in all.iter().enumerate() {
             let mut r = Reader::new(msg, "setup");

@@ -72,7 +72,8 @@ impl Job {
 const SETUP_CHANNEL: u32 = 0;
 /// The channel of [`Module::rank_info`](crate::Module::rank_info).
 pub(crate) const INFO_CHANNEL: u32 = 1;
-/// First channel of runs: each run has a data and a control channel.
+/// First channel of runs: each run has a setup, a data and a control
+/// channel.
 pub(crate) const RUN_CHANNELS: u32 = 2;
 
 static JOB: OnceLock<std::result::Result<Option<Job>, String>> = OnceLock::new();
@@ -142,9 +143,15 @@ fn open_mpi() -> Result<Arc<dyn NetworkManager>> {
     })
 }
 
+/// Messages an [`all_gather`] received for a later round of its channel:
+/// a fast process may send its next round before a slow one has heard
+/// everyone in this round. `(channel, sender, message)`.
+static EARLY: std::sync::Mutex<Vec<(u32, u32, Vec<u8>)>> = std::sync::Mutex::new(Vec::new());
+
 /// Sends `data` to every other process on `channel` and collects theirs,
 /// in process order (this process's own at its index). Blocks: use it only
-/// where every process is known to take part (setup).
+/// where every process takes part (setup). A channel may serve many rounds,
+/// as long as only `all_gather` reads it.
 pub(crate) fn all_gather(
     net: &dyn NetworkManager,
     channel: u32,
@@ -156,20 +163,33 @@ pub(crate) fn all_gather(
     }
     let mut all: Vec<Option<Vec<u8>>> = vec![None; n as usize];
     all[me as usize] = Some(data);
-    let mut missing = n - 1;
-    while missing > 0 {
+    let take = |all: &mut Vec<Option<Vec<u8>>>,
+                from: u32,
+                msg: Vec<u8>,
+                early: &mut Vec<(u32, u32, Vec<u8>)>| {
+        if all[from as usize].is_none() {
+            all[from as usize] = Some(msg);
+        } else {
+            early.push((channel, from, msg)); // The sender's next round.
+        }
+    };
+    {
+        let mut early = EARLY.lock().unwrap_or_else(|e| e.into_inner());
+        let mine: Vec<_> = early.iter().filter(|e| e.0 == channel).cloned().collect();
+        early.retain(|e| e.0 != channel);
+        for (_, from, msg) in mine {
+            take(&mut all, from, msg, &mut early);
+        }
+    }
+    while all.iter().any(Option::is_none) {
         net.progress()?;
         match net.try_recv(channel)? {
-            Some((from, msg)) if all[from as usize].is_none() => {
-                all[from as usize] = Some(msg);
-                missing -= 1;
-            }
-            Some((from, _)) => {
-                return Err(Error::Network {
-                    call: "all_gather",
-                    reason: format!("process {from} sent twice on channel {channel}"),
-                })
-            }
+            Some((from, msg)) => take(
+                &mut all,
+                from,
+                msg,
+                &mut EARLY.lock().unwrap_or_else(|e| e.into_inner()),
+            ),
             None => std::thread::yield_now(),
         }
     }
