@@ -39,7 +39,7 @@ for bin in examples/src/bin/*.rs; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"
 done
-cp scripts/gpu-run.sh scripts/gpu-world.sh "$bundle/"
+cp scripts/gpu-lib.sh scripts/gpu-run.sh scripts/gpu-world.sh "$bundle/"
 git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
 du -sh "$bundle"
 ls "$bundle"/tests "$bundle"/examples

@@ -15,16 +15,8 @@ export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
   echo
 } | tee "$log"
 
-pass=0; fail=0; failed=()
-run() {
-  local name=$1; shift
-  echo "--- $name" | tee -a "$log"
-  if timeout 120 "$@" >>"$log" 2>&1; then
-    pass=$((pass + 1)); echo "PASS $name" | tee -a "$log"
-  else
-    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
-  fi
-}
+# shellcheck source=gpu-lib.sh
+. ./gpu-lib.sh
 
 for t in tests/*; do
   # One test at a time: results stay readable and timings undisturbed.
@@ -41,6 +33,4 @@ fi
 
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
-[ "$fail" = 0 ] || echo "failed: ${failed[*]}"
-echo "GPU run: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -24,16 +24,9 @@ mpirun_=(mpirun --allow-run-as-root --bind-to none -np 2)
   echo
 } 2>&1 | tee "$log"
 
-pass=0; fail=0; failed=()
-run() {
-  local name=$1; shift
-  echo "--- $name" | tee -a "$log"
-  if timeout 180 "$@" >>"$log" 2>&1; then
-    pass=$((pass + 1)); echo "PASS $name" | tee -a "$log"
-  else
-    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
-  fi
-}
+RUN_LIMIT=180
+# shellcheck source=gpu-lib.sh
+. ./gpu-lib.sh
 
 for route in direct network; do
   peer=1; [ $route = network ] && peer=0
@@ -59,5 +52,4 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   grep -E "^(auto|network|nvshmem|cudaMemcpyPeer)" "$log"
 fi
 
-echo "passed $pass, failed $fail ${failed[*]:-}" | tee -a "$log"
-[ "$fail" = 0 ]
+summary

@@ -14,8 +14,8 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CHECK(x) do { cudaError_t check_ = (x); if (check_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(check_)); exit(1); } } while (0)
 
 __device__ uint64_t now() {
     uint64_t t;

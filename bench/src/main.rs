@@ -8,6 +8,7 @@
 //! Prints a table and writes `DIR/results.csv`, `DIR/bandwidth.svg` and
 //! `DIR/latency.svg` (default DIR: `bench-out`).
 
+mod options;
 mod plot;
 
 use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, RunConfig, Runtime};
@@ -268,6 +269,7 @@ impl Bench {
             senders,
             reps,
             out: out.as_mut_ptr(),
+            pairing: NEIGHBOURS,
         };
         // SAFETY: source and destination hold `per` bytes for every sender.
         unsafe {
@@ -283,21 +285,7 @@ impl Bench {
 }
 
 fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let mut quick = false;
-    let mut out_dir = std::path::PathBuf::from("bench-out");
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--quick" => quick = true,
-            "--out" => out_dir = args.next().ok_or("--out needs a directory")?.into(),
-            other => {
-                return Err(format!(
-                    "unknown argument {other:?}; usage: bench [--quick] [--out DIR]"
-                )
-                .into())
-            }
-        }
-    }
+    let options::Options { quick, out_dir } = options::Options::parse("bench")?;
     let rt = Runtime::new()?;
     let module = rt.load(&ptx())?;
     let threads = 128;

@@ -103,6 +103,30 @@ impl<T: SharedScalar, const N: usize, S: SharedSymbol> SharedArray<T, N, S> {
         S::base() + (index * core::mem::size_of::<T>()) as u64
     }
 
+    /// A generic pointer to element 0, for calls that take pointers (a put
+    /// from shared memory to a rank of this device, say).
+    #[inline(always)]
+    pub fn as_mut_ptr(&self) -> *mut T {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let p: u64;
+            // SAFETY: converts a shared-window address to a generic one.
+            unsafe {
+                core::arch::asm!(
+                    "cvta.shared.u64 {}, {};",
+                    out(reg64) p,
+                    in(reg64) S::base(),
+                    options(pure, nomem, nostack)
+                )
+            };
+            p as *mut T
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            S::base() as usize as *mut T
+        }
+    }
+
     /// Reads element `index`; panics (traps on the GPU) if out of bounds.
     #[inline(always)]
     pub fn get(&self, index: usize) -> T {

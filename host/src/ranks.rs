@@ -250,7 +250,7 @@ impl RunState {
             match_retired: (addr(&match_counters) as usize + bytes::<u32>(n)) as *mut u32,
             status_after_ns: 1_000_000,
             processes: peer_table.len() as u32,
-            process: world.as_ref().map_or(0, |w| w.me()),
+            _pad2: 0,
             peers: peers.as_ptr() as *const Peer,
             host_done: host_done.device_ptr(),
             remote_active: remote_active.as_ptr(),
@@ -328,19 +328,7 @@ fn upload_slice<T: Copy>(rt: &Runtime, values: &[T]) -> Result<DeviceBuffer<u8>>
 
 /// Copies one plain value to a fresh device allocation.
 fn upload_raw<T: Copy>(rt: &Runtime, value: &T) -> Result<DeviceBuffer<u8>> {
-    let buf = rt.alloc::<u8>(std::mem::size_of::<T>())?;
-    match &*rt.device {
-        Device::Gpu(g) => g.copy_to_device(
-            buf.addr(),
-            value as *const T as *const u8,
-            std::mem::size_of::<T>(),
-        )?,
-        // SAFETY: emulated device memory is host memory of the right size.
-        Device::Emulator(_) => unsafe {
-            std::ptr::copy_nonoverlapping(value, buf.as_ptr() as *mut T, 1)
-        },
-    }
-    Ok(buf)
+    upload_slice(rt, std::slice::from_ref(value))
 }
 
 impl Module {
@@ -645,11 +633,10 @@ fn progress(
             progressed = true;
         }
         if let Some(w) = world {
-            if let Some(seq) = w.poll_syncs(&mut p.syncs)? {
+            if w.poll_syncs(&mut p.syncs)? {
                 if kernel_done {
                     break; // The last sync: every process has ended its kernel.
                 }
-                let _ = seq;
                 reply(state, &mut p.replies, 0, 0);
                 progressed = true;
             }

@@ -14,7 +14,9 @@ use crate::error::{Error, Result};
 use crate::network::wire::{Reader, Writer};
 use crate::network::{all_gather, Job, RUN_CHANNELS};
 use crate::runtime::Runtime;
-use dcuda_device::runtime::{Route, Transfer, WindowEntry, MAX_WINDOWS, NO_TAG, NO_WINDOW, TAGS};
+use dcuda_device::runtime::{
+    Peer, Route, Transfer, WindowEntry, MAX_WINDOWS, NO_TAG, NO_WINDOW, TAGS,
+};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -93,8 +95,10 @@ pub(crate) struct World {
     /// before the first remote notification.
     remote_active: u64,
     remote_seen: AtomicBool,
-    /// The first failure seen: (process, message).
+    /// The first failure seen: (process, message); `failed` says whether
+    /// there is one without taking the lock (the progress loop asks often).
     failure: Mutex<Option<(u32, String)>>,
+    failed: AtomicBool,
     /// Control messages the receive thread passes to the progress thread.
     control_rx: Mutex<mpsc::Receiver<(u32, Vec<u8>)>>,
     control_tx: Mutex<mpsc::Sender<(u32, Vec<u8>)>>,
@@ -225,6 +229,7 @@ impl World {
             remote_active,
             remote_seen: AtomicBool::new(false),
             failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
             control_rx: Mutex::new(rx),
             control_tx: Mutex::new(tx),
             stop: AtomicBool::new(false),
@@ -286,7 +291,7 @@ impl World {
         (0..self.processes()).filter(move |&p| p != me)
     }
 
-    /// Marks `count` more accesses of device rank `rank` complete.
+    /// Marks one more access of device rank `rank` complete.
     fn complete(&self, rank: u32) {
         // SAFETY: `host_done` has one counter per rank, for the whole run.
         unsafe { AtomicU32::from_ptr((self.host_done as *mut u32).add(rank as usize)) }
@@ -298,11 +303,15 @@ impl World {
         let mut f = self.failure.lock().unwrap_or_else(|e| e.into_inner());
         if f.is_none() {
             *f = Some((process, message));
+            self.failed.store(true, Ordering::Release);
         }
     }
 
     /// The first failure, if any.
     pub fn failure(&self) -> Option<(u32, String)> {
+        if !self.failed.load(Ordering::Acquire) {
+            return None;
+        }
         self.failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -363,28 +372,21 @@ impl World {
 
     /// A get by device rank `rank`: asks the target's host for the data.
     pub fn get(&self, rank: u32, t: &Transfer, tag: u32) -> Result<()> {
-        let Transfer {
-            target,
-            window,
-            offset,
-            local,
-            bytes,
-        } = *t;
         let msg = Writer::default()
             .u8(GET)
             .u32(self.first() + rank)
-            .u32(target)
-            .u32(window)
-            .u64(offset)
-            .u64(bytes)
-            .u64(local)
+            .u32(t.target)
+            .u32(t.window)
+            .u64(t.offset)
+            .u64(t.bytes)
+            .u64(t.local)
             .u32(tag)
             .0;
-        self.send_data(self.process_of(target), msg)
+        self.send_data(self.process_of(t.target), msg)
     }
 
-    /// Starts world sync `seq` for device rank `rank` (a barrier, or the
-    /// exchange of window `window`).
+    /// Starts the next world sync: a barrier, or the exchange of window
+    /// `window`.
     pub fn start_sync(&self, syncs: &mut Syncs, window: Option<u32>) -> Result<()> {
         let seq = syncs.next;
         syncs.next += 1;
@@ -417,15 +419,8 @@ impl World {
     /// them for the receive thread, and makes IPC handles where a peer
     /// could map them.
     fn own_entries(&self, id: u32) -> Result<Vec<SharedEntry>> {
-        let (ranks, world) = (self.ranks() as usize, self.size() as usize);
-        let mut raw = vec![0u8; ranks * std::mem::size_of::<WindowEntry>()];
-        let table = self.table_addr();
-        let row = table + ((id as usize * world + self.first() as usize) * size_of_entry()) as u64;
-        self.runtime.read_device(row, &mut raw)?;
-        // SAFETY: `raw` holds `ranks` entries.
-        let entries: Vec<WindowEntry> = (0..ranks)
-            .map(|i| unsafe { (raw.as_ptr() as *const WindowEntry).add(i).read_unaligned() })
-            .collect();
+        let ranks = self.ranks() as usize;
+        let entries = self.read_entries(id as usize, self.first(), ranks)?;
         self.mirror.lock().unwrap_or_else(|e| e.into_inner())
             [id as usize * ranks..(id as usize + 1) * ranks]
             .copy_from_slice(&entries);
@@ -442,19 +437,49 @@ impl World {
             .collect())
     }
 
+    /// `count` entries of window `id` from world rank `first` on, from the
+    /// device table.
+    fn read_entries(&self, id: usize, first: u32, count: usize) -> Result<Vec<WindowEntry>> {
+        let mut entries = vec![WindowEntry::default(); count];
+        // SAFETY: plain data, viewed as its bytes.
+        let raw = unsafe {
+            std::slice::from_raw_parts_mut(
+                entries.as_mut_ptr() as *mut u8,
+                std::mem::size_of_val(&entries[..]),
+            )
+        };
+        self.runtime.read_device(self.entry_addr(id, first), raw)?;
+        Ok(entries)
+    }
+
+    /// Writes `entries` of window `id` from world rank `first` on into the
+    /// device table.
+    fn write_entries(&self, id: usize, first: u32, entries: &[WindowEntry]) -> Result<()> {
+        // SAFETY: plain data, viewed as its bytes.
+        let raw = unsafe {
+            std::slice::from_raw_parts(
+                entries.as_ptr() as *const u8,
+                std::mem::size_of_val(entries),
+            )
+        };
+        self.runtime.write_device(self.entry_addr(id, first), raw)
+    }
+
+    /// The device address of world rank `first`'s entry of window `id`.
+    fn entry_addr(&self, id: usize, first: u32) -> u64 {
+        let index = id * self.size() as usize + first as usize;
+        self.table + (index * std::mem::size_of::<WindowEntry>()) as u64
+    }
+
     /// Tells the world where the run put its window and peer tables.
     pub fn attach(&mut self, table: u64, peers: u64) {
         self.table = table;
         self.peers = peers;
     }
 
-    fn table_addr(&self) -> u64 {
-        self.table
-    }
-
     /// Takes control messages and finishes the pending sync when it can;
-    /// returns the sync it finished: `(seq, window)`.
-    pub fn poll_syncs(&self, syncs: &mut Syncs) -> Result<Option<u32>> {
+    /// returns whether it finished one.
+    pub fn poll_syncs(&self, syncs: &mut Syncs) -> Result<bool> {
         let rx = self.control_rx.lock().unwrap_or_else(|e| e.into_inner());
         while let Ok((from, msg)) = rx.try_recv() {
             let mut r = Reader::new(&msg, "control");
@@ -497,15 +522,15 @@ impl World {
         }
         drop(rx);
         let Some((seq, window)) = syncs.pending else {
-            return Ok(None);
+            return Ok(false);
         };
         let Some(slots) = syncs.arrived.get(&seq) else {
-            return Ok(None);
+            return Ok(false);
         };
         for p in self.others() {
             match &slots[p as usize] {
                 Some(m) if self.received[p as usize].load(Ordering::Acquire) >= m.sent => {}
-                _ => return Ok(None),
+                _ => return Ok(false),
             }
         }
         let slots = syncs.arrived.remove(&seq).unwrap_or_default();
@@ -513,7 +538,7 @@ impl World {
         if let Some(id) = window {
             self.install_window(id, slots)?;
         }
-        Ok(Some(seq))
+        Ok(true)
     }
 
     /// Writes the other processes' entries of window `id` into the device
@@ -521,7 +546,6 @@ impl World {
     /// A peer whose memory cannot be mapped is reached through the host
     /// from now on.
     fn install_window(&self, id: u32, slots: Vec<Option<SyncMessage>>) -> Result<()> {
-        let world = self.size() as usize;
         for (p, slot) in slots.into_iter().enumerate() {
             let Some(SyncMessage {
                 window: Some((_, entries)),
@@ -549,9 +573,7 @@ impl World {
                 }
                 row.push(entry);
             }
-            let at = (id as usize * world + self.firsts[p] as usize) * size_of_entry();
-            self.runtime
-                .write_device(self.table_addr() + at as u64, entries_bytes(&row))?;
+            self.write_entries(id as usize, self.firsts[p], &row)?;
         }
         Ok(())
     }
@@ -560,26 +582,20 @@ impl World {
     /// and every window entry of it already installed.
     fn demote(&self, p: u32) -> Result<()> {
         self.routes.lock().unwrap_or_else(|e| e.into_inner())[p as usize] = Route::Host;
-        let peers = self.peers;
-        let offset = p as u64 * std::mem::size_of::<dcuda_device::runtime::Peer>() as u64 + 8;
+        let route = self.peers
+            + (p as usize * std::mem::size_of::<Peer>() + std::mem::offset_of!(Peer, route)) as u64;
         self.runtime
-            .write_device(peers + offset, &(Route::Host as u32).to_le_bytes())?;
-        let (world, first, ranks) = (
-            self.size() as usize,
-            self.firsts[p as usize] as usize,
+            .write_device(route, &(Route::Host as u32).to_le_bytes())?;
+        let (first, ranks) = (
+            self.firsts[p as usize],
             (self.firsts[p as usize + 1] - self.firsts[p as usize]) as usize,
         );
         for id in 0..MAX_WINDOWS {
-            let at = (id * world + first) * size_of_entry();
-            let mut raw = vec![0u8; ranks * size_of_entry()];
-            self.runtime
-                .read_device(self.table_addr() + at as u64, &mut raw)?;
-            for e in raw.chunks_mut(size_of_entry()) {
-                // The route field follows base, bytes, elem, live and comm.
-                e[26..28].copy_from_slice(&(Route::Host as u16).to_le_bytes());
+            let mut row = self.read_entries(id, first, ranks)?;
+            for e in &mut row {
+                e.route = Route::Host as u16;
             }
-            self.runtime
-                .write_device(self.table_addr() + at as u64, &raw)?;
+            self.write_entries(id, first, &row)?;
         }
         Ok(())
     }
@@ -767,20 +783,6 @@ fn pieces(bytes: u64) -> impl Iterator<Item = (u64, u64, bool)> {
         let start = i * chunk;
         (start, (bytes - start).min(chunk), i + 1 == n)
     })
-}
-
-fn size_of_entry() -> usize {
-    std::mem::size_of::<WindowEntry>()
-}
-
-fn entries_bytes(entries: &[WindowEntry]) -> &[u8] {
-    // SAFETY: plain data, viewed as its bytes.
-    unsafe {
-        std::slice::from_raw_parts(
-            entries.as_ptr() as *const u8,
-            std::mem::size_of_val(entries),
-        )
-    }
 }
 
 fn put_entry(w: Writer, e: &WindowEntry) -> Writer {

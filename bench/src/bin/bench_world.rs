@@ -11,6 +11,9 @@
 //! over NVLink) where possible; `DCUDA_PEER_ACCESS=0` forces the network
 //! manager. Process 0 prints the table and writes `DIR/world-<route>.csv`.
 
+#[path = "../options.rs"]
+mod options;
+
 use dcuda::{Module, RunConfig, Runtime};
 use dcuda_bench_kernels::*;
 use mpi_sys as ffi;
@@ -85,11 +88,12 @@ impl World {
             senders,
             reps,
             out: out.as_mut_ptr(),
+            pairing: HALVES,
         };
         // SAFETY: source and destination hold `per` bytes for every sender.
         unsafe {
             self.module
-                .run(&CROSS_BANDWIDTH, &RunConfig::new(512).ranks(ranks), &args)?
+                .run(&PUT_BANDWIDTH, &RunConfig::new(512).ranks(ranks), &args)?
         };
         Ok(total as f64 * reps as f64 / out.download()?[0] as f64)
     }
@@ -136,21 +140,7 @@ fn mpi_pingpong(me: u32, bytes: usize, iters: u32) -> f64 {
 }
 
 fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let mut quick = false;
-    let mut out_dir = std::path::PathBuf::from("bench-out");
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--quick" => quick = true,
-            "--out" => out_dir = args.next().ok_or("--out needs a directory")?.into(),
-            other => {
-                return Err(format!(
-                    "unknown argument {other:?}; usage: bench_world [--quick] [--out DIR]"
-                )
-                .into())
-            }
-        }
-    }
+    let options::Options { quick, out_dir } = options::Options::parse("bench_world")?;
     let rt = Runtime::new()?;
     let job = rt
         .job()

@@ -57,9 +57,6 @@ pub struct Rank {
     pub(crate) consumed_ready: bool,
     /// Whether the leader has set up the ring credit cache.
     pub(crate) credit_ready: bool,
-    /// The last window entry looked up: `(window, target device rank, entry)`.
-    /// Valid until a window is created or freed (both collective).
-    pub(crate) last_target: Option<(u32, u32, crate::runtime::WindowEntry)>,
     /// Accesses handed to the host so far, and how many of them are known
     /// to be complete.
     pub(crate) host_ops: u32,
@@ -167,7 +164,6 @@ impl Rank {
             replies_seen: 0,
             consumed_ready: false,
             credit_ready: false,
-            last_target: None,
             host_ops: 0,
             host_completed: 0,
             _not_send: PhantomData,

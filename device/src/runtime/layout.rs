@@ -59,8 +59,8 @@ pub struct RankContext {
     pub status_after_ns: u64,
     /// Processes in the job (one device each).
     pub processes: u32,
-    /// This process's index.
-    pub process: u32,
+    /// Reserved.
+    pub _pad2: u32,
     /// `[processes]` where each process's ranks are and how to reach them.
     pub peers: *const Peer,
     /// `[ranks]` operations through the host that the host has completed
@@ -95,15 +95,6 @@ impl Route {
             _ => Route::Host,
         }
     }
-
-    /// Its name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Route::Local => "same device",
-            Route::Direct => "direct (peer-mapped GPU memory)",
-            Route::Host => "network (through the host)",
-        }
-    }
 }
 
 /// One process of the job as seen from this one.
@@ -124,7 +115,7 @@ pub struct Peer {
 }
 
 /// What a rank asks its host to move for it (the payload of a
-/// [`Op::Put`], [`Op::Get`] or [`Op::Notify`] command).
+/// [`Op::Put`], [`Op::PutInline`], [`Op::Get`] or [`Op::Notify`] command).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Transfer {
@@ -365,7 +356,6 @@ codes! {
         WindowMisaligned = 7 => "window base not aligned for its element type",
         NotGlobal = 8 => "buffer not in global memory",
         MatchedAcrossProcesses = 9 => "matched window across processes",
-        RemoteFailed = 10 => "remote access failed at the target",
     }
 }
 
@@ -396,7 +386,6 @@ impl ErrorRecord {
             Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
             Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
             Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
-            Some(Fault::RemoteFailed) => format!("the host of rank {a} rejected the access"),
             None => format!("fault {} with values {:?}", self.fault, self.values),
         };
         format!("rank {}: {call}: {detail}", self.rank)

@@ -155,7 +155,7 @@ impl Rank {
                 [transfer.local, transfer.target as u64, 0, 0],
             );
         }
-        // SAFETY: `Transfer` is plain data of PAYLOAD_TRANSFER bytes.
+        // SAFETY: `Transfer` is plain data of TRANSFER_BYTES bytes.
         let raw: [u8; TRANSFER_BYTES] = unsafe { core::mem::transmute(transfer) };
         self.host_send(op, tag, &raw);
         self.host_ops = self.host_ops.wrapping_add(1);

@@ -153,7 +153,6 @@ impl Rank {
     /// `comm`: a barrier on one device; across processes the hosts exchange
     /// the entries (and map what can be reached directly).
     fn publish_entries(&mut self, comm: Comm, id: u32) {
-        self.last_target = None;
         if comm.kind() == CommKind::World && self.ctx().processes > 1 {
             self.world_sync(Op::WindowExchange, id);
         } else {

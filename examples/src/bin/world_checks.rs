@@ -138,17 +138,22 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// World rank 1 is the second rank of process 0 (which has two).
-    fn abort(&self, process: u32) -> Check {
-        match self.run(&BAD_CALL, 4, 0, 0) {
-            Ok(_) => Err("a bad call in the job went unreported".into()),
+    /// Bad call `case` by world rank 1, the second rank of process 0
+    /// (which has two): process 0 must report `call` and `fault`, every
+    /// other process process 0's failure.
+    fn abort(&self, process: u32, case: u32, call: &str, fault: &str) -> Check {
+        match self.run(&BAD_CALL, 4, 0, case) {
+            Ok(_) => Err(format!("bad call {case} in the job went unreported")),
             Err(Error::RankCall { message, .. }) if process == 0 => {
                 println!("world_checks: process 0 reports its rank's error: {message}");
-                if message.contains("put") && message.contains("world rank 1") {
+                if message.contains(call)
+                    && message.contains(fault)
+                    && message.contains("world rank 1")
+                {
                     Ok(())
                 } else {
                     Err(format!(
-                        "the error does not name the call and the world rank: {message}"
+                        "the error does not name the call ({call}), the fault ({fault}) and the world rank: {message}"
                     ))
                 }
             }
@@ -158,13 +163,32 @@ impl Run<'_> {
                 ..
             }) if process != 0 => {
                 println!("world_checks: process {process} reports process 0's failure: {message}");
-                if message.contains("world rank 1") {
+                if message.contains(fault) && message.contains("world rank 1") {
                     Ok(())
                 } else {
-                    Err(format!("the failure does not name the rank: {message}"))
+                    Err(format!(
+                        "the failure does not name the fault and the rank: {message}"
+                    ))
                 }
             }
             Err(other) => Err(format!("unexpected error: {other}")),
+        }
+    }
+
+    /// The bad calls that only a world of several processes rejects.
+    fn aborts(&self, process: u32) -> Check {
+        self.abort(process, 0, "put", "out of range")?;
+        self.abort(process, 8, "win_create", "matched windows")?;
+        // Shared memory as a source: the direct route copies it on the
+        // device; only the host route rejects it.
+        let direct = self.rt.backend() == dcuda::Backend::Gpu
+            && std::env::var("DCUDA_PEER_ACCESS").map_or(true, |v| v.trim() != "0");
+        if direct {
+            self.run(&BAD_CALL, 4, 0, 7)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        } else {
+            self.abort(process, 7, "put", "not in global memory")
         }
     }
 }
@@ -188,7 +212,7 @@ fn main() {
     };
     let abort = std::env::args().nth(1).as_deref() == Some("abort");
     let checks: Vec<Named> = if abort {
-        vec![("abort", Box::new(|| run.abort(process)))]
+        vec![("abort", Box::new(|| run.aborts(process)))]
     } else {
         vec![
             ("ring, small", Box::new(|| run.ring(300, 40))),

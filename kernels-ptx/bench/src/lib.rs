@@ -98,41 +98,59 @@ pub struct BandwidthArgs {
     pub dst: *mut u8,
     /// Bytes each sender puts per repetition.
     pub bytes: u64,
-    /// Pairs `(2i, 2i + 1)` for `i < senders`: the even rank sends.
+    /// Sender/receiver pairs.
     pub senders: u32,
     /// Repetitions.
     pub reps: u32,
     /// Rank 0 writes the timed nanoseconds here.
     pub out: *mut u64,
+    /// How ranks pair up: [`NEIGHBOURS`] or [`HALVES`].
+    pub pairing: u32,
 }
 
-/// Even ranks below `2 * senders` put `reps` times `bytes` into the window
-/// of the next (odd) rank, flush and notify; the time runs from a barrier to
-/// a barrier. Interleaving spreads senders over all multiprocessors,
-/// whatever the block placement.
+/// Pairs `(2i, 2i + 1)`: neighbouring ranks, on one device.
+pub const NEIGHBOURS: u32 = 0;
+/// Pairs `(i, i + size/2)`: across the two halves of the world (two
+/// processes with as many ranks each).
+pub const HALVES: u32 = 1;
+
+/// The first `senders` pairs: the sender puts `reps` times `bytes` into
+/// the window of its partner, flushes and notifies. The time runs from a
+/// barrier to a barrier, after one untimed put (the first touch of freshly
+/// mapped peer memory is slow). Neighbour pairs spread senders over all
+/// multiprocessors, whatever the block placement.
 #[rank]
 pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     let world = rank.world();
-    let me = world.rank();
-    let pair = me / 2;
-    let active = pair < args.senders;
+    let (me, n) = (world.rank(), world.size());
+    let (slot, receiver, partner) = if args.pairing == HALVES {
+        (me % (n / 2), me >= n / 2, me + n / 2)
+    } else {
+        (me / 2, me % 2 == 1, me + 1)
+    };
+    let active = slot < args.senders;
+    let receiver = active && receiver;
     let bytes = args.bytes as usize;
-    let receiver = active && me % 2 == 1;
     let (base, len) = if receiver {
-        (args.dst.wrapping_add(pair as usize * bytes), bytes)
+        (args.dst.wrapping_add(slot as usize * bytes), bytes)
     } else {
         (args.dst, 0)
     };
     let win = rank.win_create(world, base, len);
+    let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
+    let sender = active && !receiver;
+    if sender {
+        rank.put(win, partner, 0, src, bytes);
+        rank.flush(win);
+    }
     rank.barrier(world);
     let t0 = rank.timestamp();
-    if active && !receiver {
-        let src = args.src.wrapping_add(pair as usize * bytes) as *const u8;
+    if sender {
         for _ in 0..args.reps {
-            rank.put(win, me + 1, 0, src, bytes);
+            rank.put(win, partner, 0, src, bytes);
         }
         rank.flush(win);
-        rank.notify(world, me + 1, 1);
+        rank.notify(world, partner, 1);
     } else if receiver {
         rank.wait_notifications(1, 1);
     }
@@ -238,48 +256,4 @@ pub unsafe fn pingpong_breakdown(counters: *mut u32, iters: u32, steps: u32, out
     if me == 0 && leader {
         *out = global_timer() - t0;
     }
-}
-
-/// Bandwidth between the two halves of the world (two processes with as
-/// many ranks each): the first `senders` ranks of the lower half put `reps`
-/// times `bytes` into the window of their partner `half` ranks up, flush
-/// and notify. The time runs from a world barrier to a world barrier.
-#[rank]
-pub fn cross_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
-    let world = rank.world();
-    let (me, half) = (world.rank(), world.size() / 2);
-    let bytes = args.bytes as usize;
-    let slot = me % half;
-    let active = slot < args.senders;
-    let receiver = active && me >= half;
-    let (base, len) = if receiver {
-        (args.dst.wrapping_add(slot as usize * bytes), bytes)
-    } else {
-        (args.dst, 0)
-    };
-    let win = rank.win_create(world, base, len);
-    if active && !receiver {
-        // Warm-up: the first touch of freshly mapped peer memory is slow.
-        let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
-        rank.put(win, me + half, 0, src, bytes);
-        rank.flush(win);
-    }
-    rank.barrier(world);
-    let t0 = rank.timestamp();
-    if active && !receiver {
-        let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
-        for _ in 0..args.reps {
-            rank.put(win, me + half, 0, src, bytes);
-        }
-        rank.flush(win);
-        rank.notify(world, me + half, 1);
-    } else if receiver {
-        rank.wait_notifications(1, 1);
-    }
-    rank.barrier(world);
-    let t1 = rank.timestamp();
-    if me == 0 {
-        unsafe { *args.out = t1 - t0 };
-    }
-    rank.win_free(win);
 }

@@ -1,7 +1,7 @@
 //! Kernels that exercise the runtime; the host checks them in
 //! `examples/tests/runtime.rs` on the emulator and on the GPU.
 
-use dcuda_device::{rank, rank_log, Match, Rank, Source};
+use dcuda_device::{rank, rank_log, shared_array, Match, Rank, Source};
 
 /// Arguments shared by the checks below.
 #[repr(C)]
@@ -214,8 +214,12 @@ pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
 
 // ANCHOR_END: deadlock
 
+shared_array!(static STAGE: [u32; 4]);
+
 /// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
-/// the others wait in a barrier, which the abort must release.
+/// the others wait in a barrier, which the abort must release. Cases 7
+/// and 8 fail only when the world spans processes (7: only through the
+/// host, which cannot read shared memory).
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -233,10 +237,20 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             3 => rank.get(freed, 0, 0, args.out(rank.device().rank()), 1),
             4 => rank.wait_notifications(1, u32::MAX),
             5 => rank.flush(freed),
-            _ => {
+            6 => {
                 // One byte past an aligned address: misaligned for u32.
                 let odd = (args.data(rank.device().rank()) as *mut u8).wrapping_add(1) as *mut u32;
                 let _ = rank.win_create(world, odd, 2);
+            }
+            7 => rank.put(
+                win,
+                world.size() - 1,
+                0,
+                STAGE.as_mut_ptr() as *const u32,
+                4,
+            ),
+            _ => {
+                let _ = rank.win_create_matched(world, args.data(rank.device().rank()), words);
             }
         }
     }
