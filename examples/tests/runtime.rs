@@ -66,6 +66,37 @@ fn ring_exchange_delivers_every_round_in_order() {
 }
 
 #[test]
+fn puts_at_every_alignment_copy_every_byte() {
+    let (rt, module) = setup();
+    // 100 words: 400 bytes, so every skew has an aligned middle, a head and
+    // a tail for a 32-thread rank.
+    let (words, rounds) = (100u32, 20u32);
+    let bytes = (words * 4) as usize;
+    let mut b = Buffers::new(&rt, 2, words);
+    let mut out = rt.alloc::<u8>(2 * rounds as usize * bytes).unwrap();
+    let mut args = b.args(rounds, 0);
+    args.out = out.as_mut_ptr() as *mut u32;
+    // SAFETY: `data` holds `words` per rank; `out` a window copy per round.
+    unsafe { module.run(&SKEWED_PUTS, &RunConfig::new(32).ranks(2), &args) }.unwrap();
+    let source: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    let got = out.download().unwrap();
+    // Rank 1's window starts as a copy of the same pattern; each put
+    // overwrites bytes from `k + shift` on with the source from `k` on.
+    let mut window = source.clone();
+    for round in 0..2 * rounds as usize {
+        let (k, shift) = (round / 2, round % 2);
+        let n = bytes - k - shift;
+        window[k + shift..k + shift + n].copy_from_slice(&source[k..k + n]);
+        assert_eq!(
+            &got[round * bytes..(round + 1) * bytes],
+            &window[..],
+            "put of {n} bytes from byte {k} to byte {}",
+            k + shift
+        );
+    }
+}
+
+#[test]
 fn notification_counters_survive_wrap_around() {
     let (rt, module) = setup();
     let (ranks, rounds) = (6u32, 40u32);

@@ -6,8 +6,10 @@ use crate::arch::{self, Ordering, Scope};
 use crate::rank::collective::barrier;
 use crate::rank::{on_thread_zero, Rank};
 
-/// Copies `bytes` from `src` to `dst` with every thread of the rank, in the
-/// widest unit both addresses and the size allow, coalesced.
+/// Copies `bytes` from `src` to `dst` with every thread of the rank,
+/// coalesced: in 16-byte vectors where both addresses are equally aligned
+/// (bytes before and after the aligned middle one by one), else in words or
+/// bytes.
 #[inline(always)]
 fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
     if core::ptr::eq(dst, src) || bytes == 0 {
@@ -17,12 +19,17 @@ fn block_copy(rank: &Rank, dst: *mut u8, src: *const u8, bytes: usize) {
     {
         let t = crate::arch::thread_idx().x as usize;
         let n = rank.threads as usize;
-        let align = (dst as usize | src as usize | bytes) % 16;
-        // SAFETY: the caller checked both ranges.
+        let (d, s) = (dst as usize, src as usize);
+        // SAFETY: the caller checked both ranges; every piece is inside them.
         unsafe {
-            if align == 0 {
-                copy_vectors(dst, src, bytes / 16, t, n);
-            } else if align % 4 == 0 {
+            if d % 16 == s % 16 {
+                let head = ((16 - d % 16) % 16).min(bytes);
+                let body = (bytes - head) / 16;
+                let tail = head + body * 16;
+                copy_strided(dst, src, head, t, n);
+                copy_vectors(dst.add(head), src.add(head), body, t, n);
+                copy_strided(dst.add(tail), src.add(tail), bytes - tail, t, n);
+            } else if (d | s | bytes) % 4 == 0 {
                 copy_strided(dst as *mut u32, src as *const u32, bytes / 4, t, n);
             } else {
                 copy_strided(dst, src, bytes, t, n);

@@ -257,3 +257,51 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     rank.barrier(world);
     rank.win_free(win);
 }
+
+/// Byte puts at every alignment: for each `k < rounds`, rank 0 puts
+/// `words * 4 - k` bytes from byte `k` of its data into byte `k` (same
+/// skew) and into byte `k + 1` (different skew) of rank 1's window, which
+/// copies its window to `out + round * words * 4` after each put. The
+/// host checks every byte.
+#[rank]
+pub fn skewed_puts(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let bytes = args.words as usize * 4;
+    let data = args.data(rank.device().rank()) as *mut u8;
+    let out = args.out as *mut u8;
+    // Byte `i` holds `i mod 256`.
+    fill(rank, data as *mut u32, args.words as usize, |k| {
+        let b = k as u32 * 4;
+        u32::from_le_bytes([b as u8, (b + 1) as u8, (b + 2) as u8, (b + 3) as u8])
+    });
+    let win = rank.win_create(world, data, bytes);
+    for round in 0..2 * args.rounds as usize {
+        let (k, shift) = (round / 2, round % 2);
+        if me == 0 {
+            rank.put_notify(
+                win,
+                1,
+                k + shift,
+                data.wrapping_add(k),
+                bytes - k - shift,
+                0,
+            );
+        } else if me == 1 {
+            rank.wait_notifications(0, 1);
+            let part = out.wrapping_add(round * bytes);
+            let stride = rank.threads_per_rank() as usize;
+            rank.threads(|t| {
+                let mut i = t.index() as usize;
+                while i < bytes {
+                    unsafe { *part.add(i) = *data.add(i) };
+                    i += stride;
+                }
+            });
+            // The next put overwrites the window: the copy is done first.
+            rank.sync_threads();
+        }
+        rank.barrier(world);
+    }
+    rank.win_free(win);
+}
