@@ -23,6 +23,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Set in the nested build's environment.
+const NESTED: &str = "DCUDA_BUILDER_NESTED";
+
 /// The nvptx target triple.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
 
@@ -196,7 +199,18 @@ impl PtxBuilder {
     /// output directory and writes `<name>.ptx.rs`, the index that
     /// `dcuda::include_ptx!` reads. Prints `cargo:rerun-if-changed` for every
     /// source file the kernels depend on.
+    ///
+    /// Inside the nested build itself this does nothing: a package may
+    /// build its own library as PTX from its `build.rs` (an application in
+    /// `apps/` is one package), and the nested build runs that `build.rs`
+    /// again.
     pub fn build(&self) -> Result<PtxOutput, Error> {
+        if env::var_os(NESTED).is_some() {
+            return Ok(PtxOutput {
+                name: String::new(),
+                files: Vec::new(),
+            });
+        }
         let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         check_components(Path::new(&rustc))?;
@@ -274,6 +288,7 @@ impl PtxBuilder {
             .args(["-Zbuild-std=core", "--message-format=json"])
             .arg("--target-dir")
             .arg(target_dir.join(arch.to_string()))
+            .env(NESTED, "1")
             .env("RUSTC_BOOTSTRAP", "1")
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")

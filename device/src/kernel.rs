@@ -5,8 +5,8 @@
 //! kernel's parameter types, so a launch with arguments of the wrong type
 //! does not compile.
 
+use crate::abi::RankContext;
 use core::ffi::c_void;
-use std::vec::Vec;
 
 /// A kernel: its PTX entry name and its host-compiled body.
 pub struct Kernel<A> {
@@ -49,23 +49,43 @@ macro_rules! kernel_params {
 kernel_params!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, bool);
 unsafe impl<T: 'static> KernelParam for *const T {}
 unsafe impl<T: 'static> KernelParam for *mut T {}
+unsafe impl<T: crate::memory::DeviceCopy> KernelParam for crate::memory::DeviceSlice<T> {}
+
+/// The most parameters a kernel may have.
+pub const MAX_PARAMS: usize = 12;
+
+/// Pointers to a kernel's parameters, as `cuLaunchKernel` takes them.
+pub struct ParamPtrs {
+    ptrs: [*mut c_void; MAX_PARAMS],
+    len: usize,
+}
+
+impl ParamPtrs {
+    /// The pointers, in parameter order.
+    pub fn as_mut_slice(&mut self) -> &mut [*mut c_void] {
+        &mut self.ptrs[..self.len]
+    }
+}
 
 /// The parameter list of a kernel: a tuple of [`KernelParam`]s.
 ///
 /// # Safety
 /// `param_ptrs` must return one pointer to each field, in order.
 pub unsafe trait KernelArgs: Copy + 'static {
-    /// Pointers to each parameter, as `cuLaunchKernel` takes them.
-    fn param_ptrs(&mut self) -> Vec<*mut c_void>;
+    /// Pointers to each parameter, valid while `self` is not moved.
+    fn param_ptrs(&mut self) -> ParamPtrs;
 }
 
 macro_rules! kernel_args {
     ($(($($v:ident: $t:ident),*))*) => {$(
         unsafe impl<$($t: KernelParam),*> KernelArgs for ($($t,)*) {
-            #[allow(clippy::unused_unit)]
-            fn param_ptrs(&mut self) -> Vec<*mut c_void> {
+            #[allow(unused_mut, unused_assignments)]
+            fn param_ptrs(&mut self) -> ParamPtrs {
                 let ($($v,)*) = self;
-                std::vec![$($v as *mut $t as *mut c_void),*]
+                let mut ptrs = [core::ptr::null_mut(); MAX_PARAMS];
+                let mut len = 0;
+                $(ptrs[len] = $v as *mut $t as *mut c_void; len += 1;)*
+                ParamPtrs { ptrs, len }
             }
         }
     )*};
@@ -93,12 +113,12 @@ pub use crate::rank::RankArgs;
 /// emulator runs once per rank.
 pub struct RankKernel<A> {
     name: &'static str,
-    emulate: fn(*const crate::rank::RankContext, &A),
+    emulate: fn(*const RankContext, &A),
 }
 
 impl<A: RankArgs> RankKernel<A> {
     #[doc(hidden)]
-    pub const fn new(name: &'static str, emulate: fn(*const crate::rank::RankContext, &A)) -> Self {
+    pub const fn new(name: &'static str, emulate: fn(*const RankContext, &A)) -> Self {
         RankKernel { name, emulate }
     }
 
@@ -108,7 +128,7 @@ impl<A: RankArgs> RankKernel<A> {
     }
 
     /// The body compiled for the host; runs one emulated rank.
-    pub fn emulate(&self) -> fn(*const crate::rank::RankContext, &A) {
+    pub fn emulate(&self) -> fn(*const RankContext, &A) {
         self.emulate
     }
 }

@@ -3,13 +3,25 @@
 //! Kernel crates depend on this crate. It compiles for two targets:
 //!
 //! * `nvptx64-nvidia-cuda`: every intrinsic is one or a few inline PTX
-//!   instructions ([`arch`]), and the crate is `no_std`.
-//! * the host target: the same API runs on std atomics and OS threads, driven
-//!   by the CPU emulator backend of the `dcuda` host crate.
+//!   instructions, and the crate is `no_std`;
+//! * the host target: the same API runs on std atomics and OS threads,
+//!   driven by the CPU emulator backend of the `dcuda` host crate.
 //!
-//! Only the intrinsics differ between the two; everything built on them is
-//! shared.
+//! Only [`arch`] differs between the two; everything else is written once:
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`arch`] | intrinsics, block primitives, shared-memory backend, emulator context |
+//! | [`block`] | the block handle: regions, per-thread state, block collectives |
+//! | [`memory`] | typed device memory ([`DeviceSlice`]) and plain data ([`DeviceCopy`]) |
+//! | [`shared`] | typed block shared memory |
+//! | [`abi`] | the device–host ABI: run context, command ring, records |
+//! | [`runtime`] | communicators, windows, notified access, matching, host calls |
+//! | [`rank`] | [`Rank`], the handle of a rank kernel: the public face of all of it |
+//! | [`kernel`] | host-side launch handles that `#[kernel]` and `#[rank]` emit |
 #![no_std]
+// Crate-level attributes must sit at the crate root: the only target
+// switch outside `arch`.
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(asm_experimental_arch, allow_internal_unstable)
@@ -17,25 +29,20 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![warn(missing_docs)]
 
-#[cfg(not(target_arch = "nvptx64"))]
-extern crate std;
-
+pub mod abi;
 pub mod arch;
+pub mod block;
+pub mod kernel;
+pub mod memory;
 pub mod rank;
 pub mod runtime;
 pub mod shared;
 
-#[cfg(not(target_arch = "nvptx64"))]
-pub mod emu;
-#[cfg(not(target_arch = "nvptx64"))]
-pub mod kernel;
-
-#[cfg(target_arch = "nvptx64")]
-mod panic;
-
 pub use arch::{Dim3, Ordering, Scope};
+pub use block::{Max, Min, PerThread, ReduceOp, Reducible, Sum, Thread};
 pub use dcuda_macros::{kernel, rank};
-pub use rank::{Max, Min, PerThread, Rank, Sum, Thread};
+pub use memory::{DeviceCopy, DeviceSlice};
+pub use rank::{Rank, RankArgs};
 pub use runtime::{Comm, CommKind, Match, Source, Window};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.

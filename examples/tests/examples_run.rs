@@ -22,8 +22,3 @@ fn saxpy() {
 fn rank_stats() {
     run(env!("CARGO_BIN_EXE_rank_stats"));
 }
-
-#[test]
-fn distributed_sum() {
-    run(env!("CARGO_BIN_EXE_distributed_sum"));
-}

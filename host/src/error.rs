@@ -17,6 +17,24 @@ pub enum Error {
         /// How many devices the driver reports.
         count: usize,
     },
+    /// `auto` found a GPU but could not use it (it does not fall back to
+    /// the emulator silently).
+    #[error("dcuda: a CUDA driver and GPU are present, but the GPU cannot be used; set DCUDA_BACKEND=emulator to run on the CPU emulator instead")]
+    GpuUnusable {
+        /// Why the GPU could not be opened.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A process of a job has no GPU of its own.
+    #[error("dcuda: this process is number {local} of the {count} processes on its node, but it sees only {visible} GPU(s) (CUDA_VISIBLE_DEVICES); run at most one process per GPU, or choose one with DCUDA_DEVICE")]
+    GpuPlacement {
+        /// This process's index on its node.
+        local: u32,
+        /// Processes on the node.
+        count: u32,
+        /// GPUs this process sees.
+        visible: usize,
+    },
     /// A CUDA driver call failed.
     #[error("dcuda: {call} failed: {code}: {message}")]
     Cuda {
@@ -123,6 +141,17 @@ pub enum Error {
         /// The rank, the call and the values, in words.
         message: String,
     },
+    /// The device sent the host a command it cannot have meant: a bad rank
+    /// index, an unknown op, a request a single process cannot serve.
+    #[error("dcuda: kernel `{kernel}`: device rank {rank} sent a malformed command: {reason}")]
+    BadCommand {
+        /// The kernel.
+        kernel: String,
+        /// The rank index in the command.
+        rank: u32,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The watchdog saw every rank waiting without progress, and aborted.
     #[error("dcuda: kernel `{kernel}` aborted by the watchdog\n{report}")]
     Watchdog {
@@ -130,6 +159,14 @@ pub enum Error {
         kernel: String,
         /// What each rank was waiting on.
         report: String,
+    },
+    /// A transport does not offer an operation (one-sided access, say).
+    #[error("dcuda: the {transport} transport does not support {operation}")]
+    Unsupported {
+        /// The transport.
+        transport: &'static str,
+        /// The operation.
+        operation: &'static str,
     },
     /// A copy between buffers of different lengths.
     #[error("dcuda: {call}: buffer has {expected} elements but the host slice has {actual}")]

@@ -16,25 +16,25 @@
 #![warn(missing_docs)]
 
 mod backend;
-mod emu;
 mod error;
-mod gpu;
+mod launch;
 mod memory;
 mod module;
-mod network;
-mod ranks;
+mod run;
 mod runtime;
+pub mod transport;
 mod world;
 
 pub use backend::{Backend, BackendChoice};
 pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam, RankArgs, RankKernel};
-pub use dcuda_device::Dim3;
+pub use dcuda_device::{DeviceCopy, DeviceSlice, Dim3};
 pub use error::{Error, Result};
-pub use memory::{DeviceBuffer, DeviceCopy, MappedBuffer};
-pub use module::{Launch, LaunchConfig, Module, Ptx};
-pub use network::{job, Job, NetworkManager};
-pub use ranks::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
+pub use launch::{Launch, LaunchConfig};
+pub use memory::{DeviceBuffer, MappedBuffer};
+pub use module::{Module, Ptx};
+pub use run::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
+pub use transport::{Job, Transport, TransportChoice};
 
 /// Embeds the PTX that `dcuda_builder::PtxBuilder` built for the kernel crate
 /// `name` (its library name, e.g. `"dcuda_smoke_kernels"`) in a build

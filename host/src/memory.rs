@@ -1,21 +1,9 @@
 //! Device buffers and pinned, device-mapped host buffers.
 
 use crate::error::{Error, Result};
-use crate::runtime::{Device, Runtime};
+use crate::runtime::Runtime;
+use dcuda_device::{DeviceCopy, DeviceSlice};
 use std::marker::PhantomData;
-
-/// Plain data that can be copied to and from a device bit for bit.
-///
-/// # Safety
-/// Every bit pattern the device may write must be a valid `Self`, and the
-/// layout must be the same on host and device (`#[repr(C)]` for structs).
-pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
-
-macro_rules! device_copy {
-    ($($t:ty),*) => {$(unsafe impl DeviceCopy for $t {})*};
-}
-device_copy!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
-unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
 
 fn bytes_of<T>(len: usize, call: &'static str) -> Result<usize> {
     len.checked_mul(std::mem::size_of::<T>())
@@ -41,10 +29,7 @@ impl Runtime {
     /// A zeroed device array of `len` elements.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc")?;
-        let addr = match &*self.device {
-            Device::Gpu(g) => g.alloc(bytes)?,
-            Device::Emulator(e) => e.alloc(bytes, "alloc")?,
-        };
+        let addr = self.device.alloc(bytes)?;
         Ok(DeviceBuffer {
             rt: self.clone(),
             addr,
@@ -65,13 +50,7 @@ impl Runtime {
     /// kernel runs, and the host sees those accesses without a copy.
     pub fn alloc_mapped<T: DeviceCopy>(&self, len: usize) -> Result<MappedBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc_mapped")?;
-        let (host, addr) = match &*self.device {
-            Device::Gpu(g) => g.alloc_mapped(bytes)?,
-            Device::Emulator(e) => {
-                let a = e.alloc(bytes, "alloc_mapped")?;
-                (a as usize as *mut u8, a)
-            }
-        };
+        let (host, addr) = self.device.alloc_mapped(bytes)?;
         Ok(MappedBuffer {
             rt: self.clone(),
             host: host as *mut T,
@@ -100,6 +79,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         &self.rt
     }
 
+    /// The buffer as a [`DeviceSlice`], for a kernel's arguments: the
+    /// memory calls of a rank kernel take these. The slice does not keep the
+    /// buffer alive; a launch's safety contract says the buffer must
+    /// outlive the launch.
+    pub fn slice(&self) -> DeviceSlice<T> {
+        // SAFETY: the allocation holds `len` elements of T, aligned (256).
+        unsafe { DeviceSlice::from_raw_parts(self.addr as usize as *mut T, self.len) }
+    }
+
     /// The device address, to pass to a kernel. Never dereference it on the host.
     pub fn as_ptr(&self) -> *const T {
         self.addr as usize as *const T
@@ -125,41 +113,17 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Copies `data` (of the same length) into the buffer.
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         self.check_len("DeviceBuffer::copy_from", data.len())?;
-        let bytes = std::mem::size_of_val(data);
-        match &*self.rt.device {
-            Device::Gpu(g) => g.copy_to_device(self.addr, data.as_ptr() as *const u8, bytes),
-            Device::Emulator(_) => {
-                // SAFETY: both ranges are `bytes` long and distinct allocations.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        data.as_ptr(),
-                        self.addr as usize as *mut T,
-                        data.len(),
-                    )
-                };
-                Ok(())
-            }
-        }
+        self.rt.device.write(self.addr, bytemuck_bytes(data))
     }
 
     /// Copies the buffer into `out` (of the same length).
     pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
         self.check_len("DeviceBuffer::copy_to", out.len())?;
-        let bytes = std::mem::size_of_val(out);
-        match &*self.rt.device {
-            Device::Gpu(g) => g.copy_to_host(out.as_mut_ptr() as *mut u8, self.addr, bytes),
-            Device::Emulator(_) => {
-                // SAFETY: as in copy_from.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        self.addr as usize as *const T,
-                        out.as_mut_ptr(),
-                        out.len(),
-                    )
-                };
-                Ok(())
-            }
-        }
+        // SAFETY: plain data; every bit pattern the copy writes is valid.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, std::mem::size_of_val(out))
+        };
+        self.rt.device.read(self.addr, bytes)
     }
 
     /// Copies `src` (of the same length) into this buffer on the device,
@@ -167,20 +131,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     pub fn copy_from_buffer(&mut self, src: &DeviceBuffer<T>) -> Result<()> {
         self.check_len("DeviceBuffer::copy_from_buffer", src.len)?;
         let bytes = self.len * std::mem::size_of::<T>();
-        match &*self.rt.device {
-            Device::Gpu(g) => g.copy_device_to_device(self.addr, src.addr, bytes),
-            Device::Emulator(_) => {
-                // SAFETY: two distinct allocations of `bytes`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        src.addr as usize as *const u8,
-                        self.addr as usize as *mut u8,
-                        bytes,
-                    )
-                };
-                Ok(())
-            }
-        }
+        self.rt.device.copy(self.addr, src.addr, bytes)
     }
 
     /// The buffer's contents.
@@ -197,11 +148,16 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        match &*self.rt.device {
-            Device::Gpu(g) => g.free(self.addr),
-            Device::Emulator(e) => e.free(self.addr, self.len * std::mem::size_of::<T>()),
-        }
+        self.rt
+            .device
+            .free(self.addr, self.len * std::mem::size_of::<T>())
     }
+}
+
+/// `data` as bytes (DeviceCopy types have no padding).
+fn bytemuck_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
+    // SAFETY: plain data without padding, viewed as its bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
 }
 
 /// Pinned host memory mapped into the device (see [`Runtime::alloc_mapped`]).
@@ -293,9 +249,9 @@ mapped_atomics!(u32 => std::sync::atomic::AtomicU32, u64 => std::sync::atomic::A
 
 impl<T: DeviceCopy> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
-        match &*self.rt.device {
-            Device::Gpu(g) => g.free_mapped(self.host as *mut u8),
-            Device::Emulator(e) => e.free(self.addr, self.len * std::mem::size_of::<T>()),
-        }
+        let bytes = self.len * std::mem::size_of::<T>();
+        self.rt
+            .device
+            .free_mapped(self.host as *mut u8, self.addr, bytes)
     }
 }

@@ -1,17 +1,11 @@
 //! The runtime: one device, chosen at start.
 
-use crate::backend::{Backend, BackendChoice};
-use crate::emu::EmuDevice;
+use crate::backend::emu::EmuDevice;
+use crate::backend::gpu::GpuDevice;
+use crate::backend::{Backend, BackendChoice, Device};
 use crate::error::{Error, Result};
-use crate::gpu::GpuDevice;
-use crate::network::Job;
+use crate::transport::{Job, TransportChoice};
 use std::sync::Arc;
-
-/// The device behind a runtime; every operation dispatches on it.
-pub(crate) enum Device {
-    Gpu(GpuDevice),
-    Emulator(EmuDevice),
-}
 
 /// What the runtime runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +25,7 @@ pub struct DeviceInfo {
 /// A dcuda runtime bound to one device. Cheap to clone.
 #[derive(Clone)]
 pub struct Runtime {
-    pub(crate) device: Arc<Device>,
+    pub(crate) device: Arc<dyn Device>,
     info: DeviceInfo,
     job: Option<Job>,
 }
@@ -47,6 +41,7 @@ pub struct RuntimeBuilder {
     device: Option<usize>,
     emulator_threads: Option<usize>,
     emulator_ranks: Option<usize>,
+    transport: Option<TransportChoice>,
     quiet: bool,
 }
 
@@ -79,6 +74,13 @@ impl RuntimeBuilder {
         self
     }
 
+    /// The transport between the processes of a job (overrides
+    /// `DCUDA_TRANSPORT`): by name, or an instance of your own.
+    pub fn transport(mut self, choice: TransportChoice) -> Self {
+        self.transport = Some(choice);
+        self
+    }
+
     /// Do not print the backend choice.
     pub fn quiet(mut self) -> Self {
         self.quiet = true;
@@ -94,12 +96,13 @@ impl RuntimeBuilder {
                 None => (BackendChoice::Auto, "automatically"),
             },
         };
-        let job = crate::network::job()?;
-        // One process per GPU: the node-local index picks it.
-        let local = job.as_ref().map_or(0, |j| j.local_index as usize);
+        let job = crate::transport::job(self.transport)?;
         let ordinal = match self.device {
             Some(d) => d,
-            None => env_usize("DCUDA_DEVICE", "a device ordinal (0, 1, ...)")?.unwrap_or(local),
+            None => match env_usize("DCUDA_DEVICE", "a device ordinal (0, 1, ...)")? {
+                Some(d) => d,
+                None => default_ordinal(job.as_ref(), GpuDevice::visible())?,
+            },
         };
         let emulator_threads = match self.emulator_threads {
             Some(t) => t,
@@ -113,19 +116,26 @@ impl RuntimeBuilder {
                 .unwrap_or(EmuDevice::DEFAULT_RANKS)
                 .max(1),
         };
-        let emulator = || Device::Emulator(EmuDevice::new(emulator_threads, emulator_ranks));
-        let (device, why) = match choice {
-            BackendChoice::Gpu => (Device::Gpu(GpuDevice::open(ordinal)?), String::new()),
+        let emulator =
+            || -> Arc<dyn Device> { Arc::new(EmuDevice::new(emulator_threads, emulator_ranks)) };
+        let (device, why): (Arc<dyn Device>, String) = match choice {
+            BackendChoice::Gpu => (Arc::new(GpuDevice::open(ordinal)?), String::new()),
             BackendChoice::Emulator => (emulator(), String::new()),
             BackendChoice::Auto => match GpuDevice::open(ordinal) {
-                Ok(gpu) => (Device::Gpu(gpu), String::new()),
-                Err(e) => (emulator(), format!(" ({})", no_gpu_reason(&e))),
+                Ok(gpu) => (Arc::new(gpu), String::new()),
+                Err(e) => match no_gpu_reason(&e) {
+                    Some(reason) => (emulator(), format!(" ({reason})")),
+                    // A GPU is there but cannot be used: say so, rather
+                    // than quietly run on the CPU.
+                    None => {
+                        return Err(Error::GpuUnusable {
+                            source: Box::new(e),
+                        })
+                    }
+                },
             },
         };
-        let info = match &device {
-            Device::Gpu(g) => g.info(),
-            Device::Emulator(e) => e.info(),
-        };
+        let info = device.info();
         if !self.quiet {
             let detail = match info.compute_capability {
                 Some(cc) => format!(
@@ -149,23 +159,43 @@ impl RuntimeBuilder {
                     j.nodes(),
                     j.local_index,
                     j.local_count,
-                    j.net.name()
+                    j.transport.name()
                 );
             }
         }
-        Ok(Runtime {
-            device: Arc::new(device),
-            info,
-            job,
-        })
+        Ok(Runtime { device, info, job })
     }
 }
 
-fn no_gpu_reason(e: &Error) -> String {
+/// Why `auto` may fall back to the emulator: there is no GPU at all.
+/// `None` when a GPU is there but failed to open.
+fn no_gpu_reason(e: &Error) -> Option<&'static str> {
     match e {
-        Error::NoDriver => "no CUDA driver found".into(),
-        Error::NoDevice { .. } => "no CUDA device found".into(),
-        other => format!("GPU unusable: {other}"),
+        Error::NoDriver => Some("no CUDA driver found"),
+        Error::NoDevice { count: 0, .. } => Some("no CUDA device found"),
+        Error::Cuda { code, .. } if code == "CUDA_ERROR_NO_DEVICE" => Some("no CUDA device found"),
+        _ => None,
+    }
+}
+
+/// The GPU a process takes when none is named: the only one it sees (the
+/// launcher gave each process its own, as `srun --gpus-per-task=1` does
+/// through `CUDA_VISIBLE_DEVICES`), or its index among the processes of its
+/// node.
+pub(crate) fn default_ordinal(job: Option<&Job>, visible: Option<usize>) -> Result<usize> {
+    let Some(job) = job else {
+        return Ok(0);
+    };
+    let (local, count) = (job.local_index, job.local_count);
+    match visible {
+        None => Ok(local as usize),
+        Some(1) => Ok(0),
+        Some(n) if (local as usize) < n => Ok(local as usize),
+        Some(n) => Err(Error::GpuPlacement {
+            local,
+            count,
+            visible: n,
+        }),
     }
 }
 
@@ -205,35 +235,12 @@ impl Runtime {
     /// Copies `bytes.len()` bytes from the device address `addr` (while a
     /// kernel may run).
     pub(crate) fn read_device(&self, addr: u64, bytes: &mut [u8]) -> Result<()> {
-        match &*self.device {
-            Device::Gpu(g) => g.copy_to_host(bytes.as_mut_ptr(), addr, bytes.len()),
-            // SAFETY: emulated device memory is host memory; the caller
-            // checked the range.
-            Device::Emulator(_) => unsafe {
-                std::ptr::copy(addr as usize as *const u8, bytes.as_mut_ptr(), bytes.len());
-                Ok(())
-            },
-        }
+        self.device.read(addr, bytes)
     }
 
     /// Copies `bytes` to the device address `addr` (while a kernel may run).
     pub(crate) fn write_device(&self, addr: u64, bytes: &[u8]) -> Result<()> {
-        match &*self.device {
-            Device::Gpu(g) => g.copy_to_device(addr, bytes.as_ptr(), bytes.len()),
-            // SAFETY: as in read_device.
-            Device::Emulator(_) => unsafe {
-                std::ptr::copy(bytes.as_ptr(), addr as usize as *mut u8, bytes.len());
-                Ok(())
-            },
-        }
-    }
-
-    /// The GPU, if this runtime runs on one.
-    pub(crate) fn gpu(&self) -> Option<&GpuDevice> {
-        match &*self.device {
-            Device::Gpu(g) => Some(g),
-            Device::Emulator(_) => None,
-        }
+        self.device.write(addr, bytes)
     }
 
     /// The job of several processes this process belongs to, if any.
@@ -243,9 +250,6 @@ impl Runtime {
 
     /// Waits until all work submitted to the device has finished.
     pub fn synchronize(&self) -> Result<()> {
-        match &*self.device {
-            Device::Gpu(g) => g.synchronize(),
-            Device::Emulator(_) => Ok(()),
-        }
+        self.device.synchronize()
     }
 }

@@ -11,8 +11,7 @@
 //! over NVLink) where possible; `DCUDA_PEER_ACCESS=0` forces the network
 //! manager. Process 0 prints the table and writes `DIR/world-<route>.csv`.
 
-#[path = "../options.rs"]
-mod options;
+use dcuda_bench::options;
 
 use dcuda::{Module, RunConfig, Runtime};
 use dcuda_bench_kernels::*;
@@ -41,10 +40,10 @@ impl World {
     /// ping-pong between world ranks 0 and 1, one rank per process, in µs.
     fn pingpong(&self, mode: u32) -> Result<f64> {
         let iters = self.iters(5_000);
-        let mut buf = self.rt.alloc::<u32>(32)?;
+        let buf = self.rt.alloc::<u32>(32)?;
         let mut out = self.rt.alloc::<u64>(1)?;
         let args = PingArgs {
-            buf: buf.as_mut_ptr(),
+            buf: buf.slice(),
             out: out.as_mut_ptr(),
             iters,
             mode,
@@ -78,12 +77,12 @@ impl World {
     fn bandwidth(&self, total: usize, senders: u32, ranks: u32) -> Result<f64> {
         let per = total / senders as usize;
         let reps = ((256usize << 20) / total).clamp(2, if self.quick { 4 } else { 64 }) as u32;
-        let mut src = self.rt.alloc::<u8>(total)?;
-        let mut dst = self.rt.alloc::<u8>(total)?;
+        let src = self.rt.alloc::<u8>(total)?;
+        let dst = self.rt.alloc::<u8>(total)?;
         let mut out = self.rt.alloc::<u64>(1)?;
         let args = BandwidthArgs {
-            src: src.as_mut_ptr(),
-            dst: dst.as_mut_ptr(),
+            src: src.slice(),
+            dst: dst.slice(),
             bytes: per as u64,
             senders,
             reps,

@@ -1,7 +1,7 @@
 //! Device intrinsics: thread and block indices, barriers, fences, scoped
 //! atomics, sleep and the global timer.
 //!
-//! On `nvptx64` each function is inline PTX (see [`nvptx`](self) source) so that
+//! On `nvptx64` each function is inline PTX (the `gpu` module's source) so that
 //! scope and ordering are exactly what the name says: `core::sync::atomic`
 //! read-modify-write operations lose both on the nvptx LLVM backend. On the
 //! host the same functions run on std atomics inside the CPU emulator.
@@ -11,15 +11,27 @@
 //! semantics. Pointers are generic addresses, so the same call works on device
 //! memory and on pinned host memory mapped into the device.
 
+// The only place that tells the GPU from the CPU emulator: every module
+// below `arch` has a GPU body and a CPU body, and nothing above it does.
 #[cfg(not(target_arch = "nvptx64"))]
-mod host;
+extern crate std;
+
+pub mod block;
+#[cfg(not(target_arch = "nvptx64"))]
+mod cpu;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
 #[cfg(target_arch = "nvptx64")]
-pub(crate) mod nvptx;
+pub(crate) mod gpu;
+#[cfg(target_arch = "nvptx64")]
+mod panic;
+#[doc(hidden)]
+pub mod shared;
 
 #[cfg(not(target_arch = "nvptx64"))]
-use host as imp;
+use cpu as imp;
 #[cfg(target_arch = "nvptx64")]
-use nvptx as imp;
+use gpu as imp;
 
 /// A three-component index or dimension, as CUDA's `dim3`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

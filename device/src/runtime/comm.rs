@@ -1,6 +1,9 @@
-//! Communicators: all ranks (world) or the ranks of this device.
+//! Communicators: all ranks (world) or the ranks of this device, each with
+//! a context id of its own.
 
-use crate::rank::Rank;
+use super::Runtime;
+use crate::abi::contexts;
+use crate::block::Block;
 
 /// Which communicator.
 #[repr(u32)]
@@ -12,22 +15,12 @@ pub enum CommKind {
     Device = 1,
 }
 
-impl CommKind {
-    /// The name of a raw kind, for messages.
-    pub fn name_of(v: u32) -> &'static str {
-        match v {
-            0 => "world",
-            1 => "device",
-            _ => "unknown",
-        }
-    }
-}
-
 /// A communicator as seen by one rank: plain data, the same on every thread,
 /// so it may be read inside per-thread regions too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Comm {
     kind: CommKind,
+    context: u32,
     rank: u32,
     size: u32,
 }
@@ -50,35 +43,54 @@ impl Comm {
     pub fn kind(&self) -> CommKind {
         self.kind
     }
+
+    /// Its context id: the same on every rank of the communicator, and
+    /// different for every communicator that exists at once. Windows record
+    /// it, so that a window is never used through another communicator.
+    #[inline(always)]
+    pub fn context(&self) -> u32 {
+        self.context
+    }
 }
 
-impl Rank {
+impl Runtime {
     /// The world communicator: every rank of the job.
     #[inline(always)]
-    pub fn world(&self) -> Comm {
+    pub fn world(&self, block: &Block) -> Comm {
         let ctx = self.ctx();
         Comm {
             kind: CommKind::World,
-            rank: ctx.world_first + self.id,
+            context: contexts::WORLD,
+            rank: ctx.world_first + block.id(),
             size: ctx.world_size,
         }
     }
 
     /// The device communicator: the ranks of this GPU.
     #[inline(always)]
-    pub fn device(&self) -> Comm {
+    pub fn device(&self, block: &Block) -> Comm {
         Comm {
             kind: CommKind::Device,
-            rank: self.id,
-            size: self.size,
+            context: contexts::DEVICE,
+            rank: block.id(),
+            size: block.size(),
         }
     }
 
+    /// The communicator of context id `context` (one of [`contexts`]).
     #[inline(always)]
-    pub(crate) fn comm_of(&self, kind: CommKind) -> Comm {
-        match kind {
-            CommKind::World => self.world(),
-            CommKind::Device => self.device(),
+    pub fn comm_of(&self, block: &Block, context: u32) -> Comm {
+        if context == contexts::WORLD {
+            self.world(block)
+        } else {
+            self.device(block)
         }
+    }
+
+    /// Whether `comm` spans processes (then its global steps go through
+    /// the hosts).
+    #[inline(always)]
+    pub fn spans_processes(&self, comm: Comm) -> bool {
+        comm.kind == CommKind::World && self.ctx().processes > 1
     }
 }

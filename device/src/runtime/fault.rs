@@ -1,46 +1,65 @@
 //! Bad arguments: the first error of a run is recorded for the host, the
 //! run is aborted, and every rank ends cleanly.
 
-use super::layout::{Call, Fault};
+use super::wait::abort_exit;
+use super::Runtime;
+use crate::abi::{Call, Fault, TAGS, USER_TAGS};
 use crate::arch::{self, Ordering, Scope};
-use crate::rank::collective::single;
-use crate::rank::Rank;
+use crate::block::Block;
 
-impl Rank {
+impl Runtime {
     /// Records `fault` of `call` with `values`, aborts the run and ends
     /// this rank. Checks are uniform, so every thread of the rank gets here.
     #[cold]
-    pub(crate) fn fail(&mut self, call: Call, fault: Fault, values: [u64; 4]) -> ! {
-        let ctx = *self.ctx();
-        let rank = self.id;
-        single(self, |_| {
+    pub fn fail(&self, block: &mut Block, call: Call, fault: Fault, values: [u64; 4]) -> ! {
+        let ctx = self.ctx();
+        let (error, abort, rank) = (ctx.error(), ctx.abort(), block.id());
+        block.single(|_| {
             // SAFETY: the error record and abort flag live for the whole run.
             unsafe {
-                let e = ctx.error;
                 if arch::compare_exchange(
-                    &raw mut (*e).call,
+                    &raw mut (*error).call,
                     0,
                     call as u32 + 1,
                     Ordering::Relaxed,
                     Scope::Gpu,
                 ) == 0
                 {
-                    (*e).rank = rank;
-                    (*e).fault = fault as u32;
-                    (*e).values = values;
+                    (*error).rank = rank;
+                    (*error).fault = fault as u32;
+                    (*error).values = values;
                 }
-                arch::store_release(ctx.abort, 1, Scope::Gpu);
+                arch::store_release(abort, 1, Scope::Gpu);
             }
             0u32
         });
-        self.abort_exit()
+        abort_exit()
     }
 
-    /// Fails unless `tag` is a valid tag.
+    /// Fails unless `tag` is a tag a user may use: below
+    /// [`USER_TAGS`]; the tags above it are the library's own.
     #[inline(always)]
-    pub(crate) fn check_tag(&mut self, call: Call, tag: u32) {
-        if tag as usize >= super::layout::TAGS {
-            self.fail(call, Fault::TagOutOfRange, [tag as u64, 0, 0, 0]);
+    pub fn check_user_tag(&self, block: &mut Block, call: Call, tag: u32) {
+        if tag >= USER_TAGS {
+            let fault = if tag < TAGS {
+                Fault::TagReserved
+            } else {
+                Fault::TagOutOfRange
+            };
+            self.fail(block, call, fault, [tag as u64, 0, 0, 0]);
+        }
+    }
+
+    /// Fails unless `count` fits the counters' signed comparison.
+    #[inline(always)]
+    pub fn check_count(&self, block: &mut Block, call: Call, count: u32) {
+        if count > i32::MAX as u32 {
+            self.fail(
+                block,
+                call,
+                Fault::CountTooLarge,
+                [count as u64, i32::MAX as u64, 0, 0],
+            );
         }
     }
 }

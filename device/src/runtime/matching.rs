@@ -7,11 +7,11 @@
 //! release. The owner scans its log in arrival order, consumes the first
 //! `count` matching records, and retires consumed records at the tail.
 
-use super::layout::{Call, Fault, MatchRecord, RankContext, MATCH_LOG, TAGS};
 use super::window::Window;
+use super::Runtime;
+use crate::abi::{Call, Fault, MatchRecord, RankContext, MATCH_LOG, USER_TAGS};
 use crate::arch::{self, Ordering, Scope};
-use crate::rank::collective::{barrier, single};
-use crate::rank::{on_thread_zero, Rank};
+use crate::block::Block;
 
 /// Which sender a match accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub enum Source {
     Rank(u32),
 }
 
-/// A query for [`Rank::wait_match`] and [`Rank::test_match`]: every field
+/// A query for [`Rank::wait_match`](crate::Rank::wait_match) and [`Rank::test_match`](crate::Rank::test_match): every field
 /// is a value or a wildcard (`None`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Match {
@@ -68,30 +68,20 @@ impl Match {
     }
 }
 
-/// The log record at position `pos` of device rank `rank`.
-#[inline(always)]
-fn record(ctx: &RankContext, rank: u32, pos: u32) -> *mut MatchRecord {
-    // SAFETY: the log has MATCH_LOG records per rank.
-    unsafe {
-        ctx.match_log
-            .add(rank as usize * MATCH_LOG + pos as usize % MATCH_LOG)
-    }
-}
-
 /// Consumes the first `count` records that `m` accepts, in arrival order,
 /// if there are that many (leader thread only); `Err` carries how many.
 fn try_match(ctx: &RankContext, rank: u32, m: &Match, count: u32) -> Result<u32, u32> {
     // SAFETY: this rank's log counters and records.
     unsafe {
-        let retired_at = ctx.match_retired.add(rank as usize);
+        let retired_at = ctx.match_retired(rank);
         let mut retired = arch::load_relaxed(retired_at, Scope::Gpu);
-        let reserved = arch::load_acquire(ctx.match_reserve.add(rank as usize), Scope::Gpu);
+        let reserved = arch::load_acquire(ctx.match_reserve(rank), Scope::Gpu);
         // Pass 1: count; pass 2: consume.
         for pass in 0..2 {
             let mut found = 0;
             let mut pos = retired;
             while pos != reserved && found < count {
-                let r = record(ctx, rank, pos);
+                let r = ctx.match_record(rank, pos);
                 if arch::load_acquire(&raw const (*r).seq, Scope::Gpu) != pos.wrapping_add(1) {
                     break; // Reserved but not yet written: later records wait their turn.
                 }
@@ -109,7 +99,7 @@ fn try_match(ctx: &RankContext, rank: u32, m: &Match, count: u32) -> Result<u32,
         }
         // Retire consumed records at the tail, freeing room for senders.
         while retired != reserved {
-            let r = record(ctx, rank, retired);
+            let r = ctx.match_record(rank, retired);
             if arch::load_acquire(&raw const (*r).seq, Scope::Gpu) != retired.wrapping_add(1)
                 || (*r).consumed == 0
             {
@@ -122,27 +112,19 @@ fn try_match(ctx: &RankContext, rank: u32, m: &Match, count: u32) -> Result<u32,
     Ok(1)
 }
 
-impl Rank {
+impl Runtime {
     /// Appends a record to the log of device rank `dev`, waiting while it
     /// is full.
-    pub(crate) fn log_match(&mut self, dev: u32, source: u32, window: u32, tag: u32) {
-        barrier(); // Every thread's copy precedes the record.
+    pub fn log_match(&mut self, block: &mut Block, dev: u32, source: u32, window: u32, tag: u32) {
+        block.sync(); // Every thread's copy precedes the record.
         let ctx = *self.ctx();
-        let pos = single(self, |_| {
+        let pos = block.single(|_| {
             // SAFETY: the target's reservation counter.
-            unsafe {
-                arch::fetch_add(
-                    ctx.match_reserve.add(dev as usize),
-                    1,
-                    Ordering::Relaxed,
-                    Scope::Gpu,
-                )
-            }
+            unsafe { arch::fetch_add(ctx.match_reserve(dev), 1, Ordering::Relaxed, Scope::Gpu) }
         });
-        self.wait_until(Call::PutNotify, [window, tag, dev], || {
+        self.wait_until(block, Call::PutNotify, [window, tag, dev], || {
             // SAFETY: the target's retirement counter.
-            let retired =
-                unsafe { arch::load_acquire(ctx.match_retired.add(dev as usize), Scope::Gpu) };
+            let retired = unsafe { arch::load_acquire(ctx.match_retired(dev), Scope::Gpu) };
             let used = pos.wrapping_sub(retired);
             if used < MATCH_LOG as u32 {
                 Ok(0)
@@ -150,8 +132,8 @@ impl Rank {
                 Err(used)
             }
         });
-        on_thread_zero(|_| {
-            let r = record(&ctx, dev, pos);
+        block.leader(|_| {
+            let r = ctx.match_record(dev, pos);
             // SAFETY: position `pos` is ours until published.
             unsafe {
                 (*r).source = source;
@@ -163,14 +145,15 @@ impl Rank {
         });
     }
 
-    fn check_match(&mut self, call: Call, m: &Match, count: u32) {
+    fn check_match(&self, block: &mut Block, call: Call, m: &Match, count: u32) {
         if let Some(tag) = m.tag {
-            if tag as usize >= TAGS {
-                self.fail(call, Fault::TagOutOfRange, [tag as u64, 0, 0, 0]);
+            if tag >= USER_TAGS {
+                self.check_user_tag(block, call, tag);
             }
         }
         if count == 0 || count as usize > MATCH_LOG {
             self.fail(
+                block,
                 call,
                 Fault::CountTooLarge,
                 [count as u64, MATCH_LOG as u64, 0, 0],
@@ -180,9 +163,9 @@ impl Rank {
 
     /// Waits until `count` notifications that `m` accepts have arrived on
     /// matched windows, and consumes the oldest `count` of them.
-    pub fn wait_match(&mut self, m: Match, count: u32) {
-        self.check_match(Call::WaitMatch, &m, count);
-        let (ctx, id) = (*self.ctx(), self.id);
+    pub fn wait_match(&mut self, block: &mut Block, m: Match, count: u32) {
+        self.check_match(block, Call::WaitMatch, &m, count);
+        let (ctx, id) = (*self.ctx(), block.id());
         let args = [
             m.tag.unwrap_or(u32::MAX),
             count,
@@ -191,14 +174,16 @@ impl Rank {
                 Source::Rank(r) => r,
             },
         ];
-        self.wait_until(Call::WaitMatch, args, || try_match(&ctx, id, &m, count));
+        self.wait_until(block, Call::WaitMatch, args, || {
+            try_match(&ctx, id, &m, count)
+        });
     }
 
     /// Consumes `count` notifications that `m` accepts if that many have
     /// arrived; returns whether it did. Never waits.
-    pub fn test_match(&mut self, m: Match, count: u32) -> bool {
-        self.check_match(Call::TestMatch, &m, count);
-        let (ctx, id) = (*self.ctx(), self.id);
-        single(self, |_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
+    pub fn test_match(&mut self, block: &mut Block, m: Match, count: u32) -> bool {
+        self.check_match(block, Call::TestMatch, &m, count);
+        let (ctx, id) = (*self.ctx(), block.id());
+        block.single(|_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
     }
 }

@@ -1,12 +1,13 @@
 //! Where a rank lives and how to reach it: on this device, on a GPU whose
-//! memory is mapped here, or through the host's network manager.
+//! memory is mapped here, or through the host's network.
 //!
 //! World ranks are numbered process by process; each process knows the
 //! first world rank and the rank count of every process (`peers`).
 
 use super::comm::{Comm, CommKind};
-use super::layout::{Call, Fault, Peer, RankContext, Route};
-use crate::rank::Rank;
+use super::Runtime;
+use crate::abi::{Call, Fault, Peer, RankContext, Route};
+use crate::block::Block;
 
 /// A located rank.
 #[derive(Clone, Copy)]
@@ -18,8 +19,16 @@ pub(crate) struct Place {
     /// How to reach it.
     pub route: Route,
     /// Its `[ranks][TAGS]` notification counters, reachable from here
-    /// (null through the host).
-    pub counters: *mut u32,
+    /// (unused through the host).
+    pub counters: u64,
+}
+
+impl Place {
+    /// Its counter of `tag`.
+    #[inline(always)]
+    pub fn counter(&self, tag: u32) -> *mut u32 {
+        (self.counters as *mut u32).wrapping_add(crate::abi::counter_index(self.dev, tag))
+    }
 }
 
 /// The process holding world rank `world` (binary search: `peers` is sorted
@@ -30,28 +39,29 @@ fn process_of(ctx: &RankContext, world: u32) -> Peer {
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         // SAFETY: `peers` has `processes` entries.
-        if unsafe { (*ctx.peers.add(mid as usize)).first } <= world {
+        if unsafe { (*ctx.peer(mid)).first } <= world {
             lo = mid;
         } else {
             hi = mid;
         }
     }
     // SAFETY: as above.
-    unsafe { *ctx.peers.add(lo as usize) }
+    unsafe { *ctx.peer(lo) }
 }
 
-impl Rank {
+impl Runtime {
     /// Finds rank `target` of `comm`, failing `call` if it is out of range.
     #[inline(always)]
-    pub(crate) fn locate(&mut self, call: Call, comm: Comm, target: u32) -> Place {
-        let ctx = *self.ctx();
+    pub fn locate(&self, block: &mut Block, call: Call, comm: Comm, target: u32) -> Place {
         if target >= comm.size() {
             self.fail(
+                block,
                 call,
                 Fault::RankOutOfRange,
                 [target as u64, comm.size() as u64, 0, 0],
             );
         }
+        let ctx = self.ctx();
         let world = match comm.kind() {
             CommKind::Device => ctx.world_first + target,
             CommKind::World => target,
@@ -65,11 +75,11 @@ impl Rank {
                 counters: ctx.local_notifications,
             };
         }
-        let peer = process_of(&ctx, world);
+        let peer = process_of(ctx, world);
         Place {
             world,
             dev: world - peer.first,
-            route: Route::from_u32(peer.route),
+            route: peer.route(),
             counters: peer.notifications,
         }
     }

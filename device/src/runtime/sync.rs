@@ -1,47 +1,48 @@
 //! Barriers over a communicator, host-measured timers and device timestamps.
 
-use super::comm::{Comm, CommKind};
-use super::layout::{Call, Op};
+use super::comm::Comm;
+use super::Runtime;
+use crate::abi::{Call, Op};
 use crate::arch::{self, Ordering, Scope};
-use crate::rank::collective::{barrier, single};
-use crate::rank::Rank;
+use crate::block::Block;
 
-impl Rank {
+impl Runtime {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
-    pub fn barrier(&mut self, comm: Comm) {
-        if comm.kind() == CommKind::World && self.ctx().processes > 1 {
-            self.world_sync(Op::Barrier, 0);
+    pub fn barrier(&mut self, block: &mut Block, comm: Comm) {
+        if self.spans_processes(comm) {
+            self.world_sync(block, Op::Barrier, 0);
         } else {
-            self.device_barrier();
+            self.device_barrier(block);
         }
     }
 
     /// A world-wide step done by the hosts: every rank of this device
     /// arrives, device rank 0 asks the host to do `op` with the other
     /// processes and waits for its reply, and every rank leaves after it.
-    pub(crate) fn world_sync(&mut self, op: Op, arg: u32) {
-        self.device_barrier();
-        if self.id == 0 {
-            self.host_call(op, arg);
+    pub fn world_sync(&mut self, block: &mut Block, op: Op, arg: u32) {
+        self.device_barrier(block);
+        if block.id() == 0 {
+            self.host_call(block, op, arg);
         }
-        self.device_barrier();
+        self.device_barrier(block);
     }
 
     /// Waits until every rank of this device has called it.
-    pub(crate) fn device_barrier(&mut self) {
-        barrier(); // Every thread's writes precede the leader's arrival.
-        let ctx = *self.ctx();
-        let (count, generation) = (ctx.barrier, ctx.barrier.wrapping_add(1));
+    pub fn device_barrier(&mut self, block: &mut Block) {
+        block.sync(); // Every thread's writes precede the leader's arrival.
+        let ctx = self.ctx();
+        let ranks = ctx.ranks;
+        let (count, generation) = ctx.barrier();
         let mut waiting_for: Option<u32> = None;
-        self.wait_until(Call::Barrier, [ctx.ranks, 0, 0], || {
+        self.wait_until(block, Call::Barrier, [ranks, 0, 0], || {
             // SAFETY: the barrier words live for the whole run.
             unsafe {
                 match waiting_for {
                     None => {
                         let g = arch::load_acquire(generation, Scope::Gpu);
                         let arrived = arch::fetch_add(count, 1, Ordering::AcqRel, Scope::Gpu) + 1;
-                        if arrived == ctx.ranks {
+                        if arrived == ranks {
                             arch::store_relaxed(count, 0, Scope::Gpu);
                             arch::store_release(generation, g.wrapping_add(1), Scope::Gpu);
                             return Ok(0);
@@ -61,28 +62,14 @@ impl Rank {
         });
     }
 
-    /// Starts host timer `id` once every rank of the world has called it.
-    /// Each process's host measures the time (see the run report).
-    pub fn start_timer(&mut self, id: u32) {
-        let comm = self.world();
-        self.barrier(comm);
-        if self.id == 0 {
-            self.host_send(Op::TimerStart, id, &[]);
+    /// Starts (`start`) or stops host timer `id` once every rank of the
+    /// world has called it. Each process's host measures the time.
+    pub fn timer(&mut self, block: &mut Block, id: u32, start: bool) {
+        let world = self.world(block);
+        self.barrier(block, world);
+        if block.id() == 0 {
+            let op = if start { Op::TimerStart } else { Op::TimerStop };
+            self.host_send(block, op, id, &[]);
         }
-    }
-
-    /// Stops host timer `id` once every rank of the world has called it.
-    pub fn stop_timer(&mut self, id: u32) {
-        let comm = self.world();
-        self.barrier(comm);
-        if self.id == 0 {
-            self.host_send(Op::TimerStop, id, &[]);
-        }
-    }
-
-    /// The device clock in nanoseconds (`%globaltimer`), read once and the
-    /// same on every thread.
-    pub fn timestamp(&mut self) -> u64 {
-        single(self, |_| arch::global_timer())
     }
 }

@@ -1,18 +1,20 @@
 //! Windows: memory that ranks of a communicator expose to each other,
 //! created collectively. Typed: offsets and counts are in elements.
 
-use super::comm::{Comm, CommKind};
-use super::layout::{Call, Fault, Op, WindowEntry, MAX_WINDOWS};
+use super::comm::Comm;
 use super::route::Place;
-use crate::rank::collective::single;
-use crate::rank::Rank;
+use super::Runtime;
+use crate::abi::{Call, Fault, Op, WindowEntry, MAX_WINDOWS};
+use crate::arch;
+use crate::block::Block;
+use crate::memory::{DeviceCopy, DeviceSlice};
 use core::marker::PhantomData;
 
 /// A window of elements of type `T`. A handle: plain data, the same on every
 /// rank that created it.
 pub struct Window<T> {
     pub(crate) id: u32,
-    pub(crate) comm: CommKind,
+    pub(crate) context: u32,
     pub(crate) matched: bool,
     _marker: PhantomData<*mut T>,
 }
@@ -30,9 +32,28 @@ impl<T> Window<T> {
         self.id
     }
 
-    /// The communicator it was created on.
-    pub fn comm_kind(&self) -> CommKind {
-        self.comm
+    /// The context id of the communicator it was created on.
+    pub fn context(&self) -> u32 {
+        self.context
+    }
+}
+
+/// Which windows this rank has live: one bit per id, the same on every
+/// thread.
+#[derive(Default)]
+pub(crate) struct Windows {
+    live: u32,
+}
+
+impl Windows {
+    fn is_live(&self, id: u32) -> bool {
+        (id as usize) < MAX_WINDOWS && self.live & (1 << id) != 0
+    }
+
+    /// The lowest free id, if any.
+    fn free_id(&self) -> Option<u32> {
+        let free = !self.live;
+        (free != 0).then(|| free.trailing_zeros())
     }
 }
 
@@ -46,161 +67,141 @@ pub(crate) struct Target {
     pub me: u32,
 }
 
-impl Rank {
-    /// Creates a window collectively over `comm`: every rank of `comm` calls
-    /// it, each with its own memory (`len` elements at `base`, which may be
-    /// empty). Windows of ranks on one device may overlap.
-    pub fn win_create<T>(&mut self, comm: Comm, base: *mut T, len: usize) -> Window<T> {
-        self.create_window(comm, base, len, false)
-    }
-
-    /// As [`win_create`](Self::win_create), but notified accesses to this
-    /// window are matched by source, window and tag
-    /// ([`wait_match`](Self::wait_match)) instead of counted per tag.
-    pub fn win_create_matched<T>(&mut self, comm: Comm, base: *mut T, len: usize) -> Window<T> {
-        self.create_window(comm, base, len, true)
-    }
-
-    fn create_window<T>(
+impl Runtime {
+    /// Creates a window collectively over `comm` on `mem`.
+    pub fn create_window<T: DeviceCopy>(
         &mut self,
+        block: &mut Block,
         comm: Comm,
-        base: *mut T,
-        len: usize,
+        mem: DeviceSlice<T>,
         matched: bool,
     ) -> Window<T> {
-        let align = core::mem::align_of::<T>();
-        if len > 0 && !(base as usize).is_multiple_of(align) {
+        let base = mem.as_mut_ptr();
+        if !mem.is_empty() && !arch::is_global(base) {
+            // Shared memory is per block: other ranks cannot reach it.
+            let values = [base as u64, comm.rank() as u64, 0, 0];
+            self.fail(block, Call::WinCreate, Fault::NotGlobal, values);
+        }
+        if !mem.is_empty() && !(base as usize).is_multiple_of(core::mem::align_of::<T>()) {
+            let values = [
+                base as u64,
+                mem.bytes() as u64,
+                core::mem::align_of::<T>() as u64,
+                0,
+            ];
+            self.fail(block, Call::WinCreate, Fault::WindowMisaligned, values);
+        }
+        if matched && self.spans_processes(comm) {
             self.fail(
+                block,
                 Call::WinCreate,
-                Fault::WindowMisaligned,
-                [
-                    base as u64,
-                    (len * core::mem::size_of::<T>()) as u64,
-                    align as u64,
-                    0,
-                ],
+                Fault::MatchedAcrossProcesses,
+                [0; 4],
             );
         }
-        if matched && comm.kind() == CommKind::World && self.ctx().processes > 1 {
-            self.fail(Call::WinCreate, Fault::MatchedAcrossProcesses, [0, 0, 0, 0]);
-        }
-        let free = !self.windows_live;
-        if free == 0 {
+        let Some(id) = self.windows.free_id() else {
             self.fail(
+                block,
                 Call::WinCreate,
                 Fault::TooManyWindows,
                 [MAX_WINDOWS as u64, 0, 0, 0],
             );
-        }
-        let id = free.trailing_zeros();
+        };
         let elem = core::mem::size_of::<T>().max(1);
-        let slot = self.own_entry(id);
-        single(self, |_| {
-            // SAFETY: this rank's own entry; published by the barrier below.
-            unsafe {
-                *slot = WindowEntry {
-                    base: base as u64,
-                    bytes: (len * elem) as u64,
-                    elem: elem as u32,
-                    live: 1,
-                    comm: comm.kind() as u16,
-                    route: 0,
-                    matched: matched as u32,
-                }
-            };
+        let slot = self.own_entry(block, id);
+        let entry = WindowEntry {
+            base: base as u64,
+            bytes: mem.bytes() as u64,
+            elem: elem as u32,
+            live: 1,
+            comm: comm.context() as u16,
+            route: 0,
+            matched: matched as u32,
+        };
+        block.single(|_| {
+            // SAFETY: this rank's own entry; published below.
+            unsafe { *slot = entry };
             0u32
         });
-        self.windows_live |= 1 << id;
-        self.publish_entries(comm, id);
+        self.windows.live |= 1 << id;
+        self.publish_entries(block, comm, id);
         Window {
             id,
-            comm: comm.kind(),
+            context: comm.context(),
             matched,
             _marker: PhantomData,
         }
     }
 
     /// Frees a window collectively over its communicator.
-    pub fn win_free<T>(&mut self, win: Window<T>) {
-        self.check_live(Call::WinFree, &win);
-        let comm = self.comm_of(win.comm);
+    pub fn free_window<T>(&mut self, block: &mut Block, win: Window<T>) {
+        self.check_live(block, Call::WinFree, &win);
+        let comm = self.comm_of(block, win.context);
         // Every rank is done with the window before it goes.
-        self.barrier(comm);
-        let slot = self.own_entry(win.id);
-        single(self, |_| {
+        self.barrier(block, comm);
+        let slot = self.own_entry(block, win.id);
+        block.single(|_| {
             // SAFETY: this rank's own entry.
             unsafe { (*slot).live = 0 };
             0u32
         });
-        self.windows_live &= !(1 << win.id);
+        self.windows.live &= !(1 << win.id);
         // Other processes learn that the window is gone, so that their
         // hosts reject late accesses.
-        self.publish_entries(comm, win.id);
+        self.publish_entries(block, comm, win.id);
     }
 
     /// This rank's entry of window `id` (row `id`, column its world rank).
     #[inline(always)]
-    fn own_entry(&self, id: u32) -> *mut WindowEntry {
+    fn own_entry(&self, block: &Block, id: u32) -> *mut WindowEntry {
         let ctx = self.ctx();
-        // SAFETY: the table has MAX_WINDOWS rows of `world_size` entries.
-        unsafe {
-            ctx.windows
-                .add(id as usize * ctx.world_size as usize + (ctx.world_first + self.id) as usize)
-        }
+        ctx.window_entry(id, ctx.world_first + block.id())
     }
 
     /// Makes every rank's entry of window `id` known to every rank of
     /// `comm`: a barrier on one device; across processes the hosts exchange
     /// the entries (and map what can be reached directly).
-    fn publish_entries(&mut self, comm: Comm, id: u32) {
-        if comm.kind() == CommKind::World && self.ctx().processes > 1 {
-            self.world_sync(Op::WindowExchange, id);
+    fn publish_entries(&mut self, block: &mut Block, comm: Comm, id: u32) {
+        if self.spans_processes(comm) {
+            self.world_sync(block, Op::WindowExchange, id);
         } else {
-            self.barrier(comm);
+            self.barrier(block, comm);
         }
     }
 
+    /// Fails `call` unless `win` is live here.
     #[inline(always)]
-    pub(crate) fn check_live<T>(&mut self, call: Call, win: &Window<T>) {
-        if win.id as usize >= MAX_WINDOWS || self.windows_live & (1 << win.id) == 0 {
-            self.fail(call, Fault::WindowNotLive, [win.id as u64, 0, 0, 0]);
+    pub fn check_live<T>(&self, block: &mut Block, call: Call, win: &Window<T>) {
+        if !self.windows.is_live(win.id) {
+            self.fail(block, call, Fault::WindowNotLive, [win.id as u64, 0, 0, 0]);
         }
     }
 
     /// Checks an access of `count` elements at `offset` in `target`'s part
     /// of `win`, and finds it.
     #[inline(always)]
-    pub(crate) fn target<T>(
-        &mut self,
+    pub fn target<T>(
+        &self,
+        block: &mut Block,
         call: Call,
         win: &Window<T>,
         target: u32,
         offset: usize,
         count: usize,
     ) -> Target {
-        self.check_live(call, win);
-        let comm = self.comm_of(win.comm);
-        let place = self.locate(call, comm, target);
-        let ctx = self.ctx();
+        self.check_live(block, call, win);
+        let comm = self.comm_of(block, win.context);
+        let place = self.locate(block, call, comm, target);
         // SAFETY: in the table.
-        let entry = unsafe {
-            *ctx.windows
-                .add(win.id as usize * ctx.world_size as usize + place.world as usize)
-        };
-        if entry.comm != win.comm as u16 || entry.live == 0 {
-            self.fail(
-                call,
-                Fault::WrongCommunicator,
-                [win.id as u64, entry.comm as u64, win.comm as u64, 0],
-            );
+        let entry = unsafe { *self.ctx().window_entry(win.id, place.world) };
+        if entry.comm as u32 != win.context || entry.live == 0 {
+            let values = [win.id as u64, entry.comm as u64, win.context as u64, 0];
+            self.fail(block, call, Fault::WrongCommunicator, values);
         }
         let len = entry.bytes / entry.elem.max(1) as u64;
         if offset as u64 > len || count as u64 > len - offset as u64 {
-            self.fail(
-                call,
-                Fault::OutOfBounds,
-                [offset as u64, len, target as u64, count as u64],
-            );
+            let values = [offset as u64, len, target as u64, count as u64];
+            self.fail(block, call, Fault::OutOfBounds, values);
         }
         Target {
             place,

@@ -5,7 +5,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use dcuda_device::arch::{self, block_idx, global_timer, thread_idx, Scope};
-use dcuda_device::{kernel, rank, Rank};
+use dcuda_device::{kernel, rank, DeviceSlice, Rank};
 
 /// Iterations before timing starts.
 pub const WARMUP: u32 = 200;
@@ -15,7 +15,7 @@ pub const WARMUP: u32 = 200;
 #[derive(Clone, Copy)]
 pub struct PingArgs {
     /// 16 u32 per rank: the window (8) and the payload (8).
-    pub buf: *mut u32,
+    pub buf: DeviceSlice<u32>,
     /// Rank 0 writes the timed nanoseconds here.
     pub out: *mut u64,
     /// Timed round trips.
@@ -30,10 +30,11 @@ pub struct PingArgs {
 pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
     let world = rank.world();
     let me = world.rank();
-    let win = rank.win_create(world, args.buf.wrapping_add(me as usize * 16), 8);
+    let mine = args.buf.chunk(me as usize, 16);
+    let win = rank.win_create(world, mine.slice(0..8));
     if me < 2 {
         let peer = 1 - me;
-        let src = args.buf.wrapping_add(me as usize * 16 + 8) as *const u32;
+        let src = mine.slice(8..9);
         let mut t0 = 0;
         for i in 0..WARMUP + args.iters {
             if i == WARMUP {
@@ -43,7 +44,7 @@ pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
                 rank.wait_notifications(0, 1);
             }
             if args.mode == 0 {
-                rank.put_notify(win, peer, 0, src, 1, 0);
+                rank.put_notify(win, peer, 0, src, 0);
             } else {
                 rank.notify(world, peer, 0);
             }
@@ -93,9 +94,9 @@ pub fn host_roundtrip(rank: &mut Rank, args: &HostArgs) {
 #[derive(Clone, Copy)]
 pub struct BandwidthArgs {
     /// Source: `senders * bytes`.
-    pub src: *mut u8,
+    pub src: DeviceSlice<u8>,
     /// Destination: `senders * bytes`.
-    pub dst: *mut u8,
+    pub dst: DeviceSlice<u8>,
     /// Bytes each sender puts per repetition.
     pub bytes: u64,
     /// Sender/receiver pairs.
@@ -131,23 +132,27 @@ pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     let active = slot < args.senders;
     let receiver = active && receiver;
     let bytes = args.bytes as usize;
-    let (base, len) = if receiver {
-        (args.dst.wrapping_add(slot as usize * bytes), bytes)
+    let mem = if receiver {
+        args.dst.chunk(slot as usize, bytes)
     } else {
-        (args.dst, 0)
+        DeviceSlice::empty()
     };
-    let win = rank.win_create(world, base, len);
-    let src = args.src.wrapping_add(slot as usize * bytes) as *const u8;
+    let win = rank.win_create(world, mem);
     let sender = active && !receiver;
+    let src = if sender {
+        args.src.chunk(slot as usize, bytes)
+    } else {
+        DeviceSlice::empty()
+    };
     if sender {
-        rank.put(win, partner, 0, src, bytes);
+        rank.put(win, partner, 0, src);
         rank.flush(win);
     }
     rank.barrier(world);
     let t0 = rank.timestamp();
     if sender {
         for _ in 0..args.reps {
-            rank.put(win, partner, 0, src, bytes);
+            rank.put(win, partner, 0, src);
         }
         rank.flush(win);
         rank.notify(world, partner, 1);

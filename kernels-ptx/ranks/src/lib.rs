@@ -7,4 +7,3 @@ pub mod collectives;
 pub mod probe;
 pub mod runtime_checks;
 pub mod stats;
-pub mod sum;

@@ -1,16 +1,16 @@
 //! Kernels that exercise the runtime; the host checks them in
 //! `examples/tests/runtime.rs` on the emulator and on the GPU.
 
-use dcuda_device::{rank, rank_log, shared_array, Match, Rank, Source};
+use dcuda_device::{rank, rank_log, shared_array, DeviceSlice, Match, Rank, Source};
 
 /// Arguments shared by the checks below.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CheckArgs {
     /// Per-rank window memory, `words` u32 per rank.
-    pub data: *mut u32,
+    pub data: DeviceSlice<u32>,
     /// Per-rank results, `words` u32 per rank.
-    pub out: *mut u32,
+    pub out: DeviceSlice<u32>,
     /// u32 per rank in `data` and `out`.
     pub words: u32,
     /// Rounds of the exchange.
@@ -22,22 +22,23 @@ pub struct CheckArgs {
 // Memory is per process: a rank's slot is at its device rank, so that the
 // same kernels run unchanged in a job of several processes.
 impl CheckArgs {
-    fn data(&self, rank: u32) -> *mut u32 {
-        self.data.wrapping_add((rank * self.words) as usize)
+    fn data(&self, rank: u32) -> DeviceSlice<u32> {
+        self.data.chunk(rank as usize, self.words as usize)
     }
-    fn out(&self, rank: u32) -> *mut u32 {
-        self.out.wrapping_add((rank * self.words) as usize)
+    fn out(&self, rank: u32) -> DeviceSlice<u32> {
+        self.out.chunk(rank as usize, self.words as usize)
     }
 }
 
-/// Sets `dst[k] = value(k)` for `k < words`, the rank's threads striding
-/// over the elements.
-fn fill(rank: &mut Rank, dst: *mut u32, words: usize, value: impl Fn(usize) -> u32) {
+/// Sets `dst[k] = value(k)` for every element, the rank's threads striding
+/// over them.
+fn fill(rank: &mut Rank, dst: DeviceSlice<u32>, value: impl Fn(usize) -> u32) {
     let stride = rank.threads_per_rank() as usize;
     rank.threads(|t| {
         let mut k = t.index() as usize;
-        while k < words {
-            unsafe { *dst.add(k) = value(k) };
+        while k < dst.len() {
+            // SAFETY: each element is written by one thread.
+            unsafe { dst.write(k, value(k)) };
             k += stride;
         }
     });
@@ -50,22 +51,22 @@ fn fill(rank: &mut Rank, dst: *mut u32, words: usize, value: impl Fn(usize) -> u
 pub fn ring_exchange(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
-    let words = args.words as usize;
     let data = args.data(rank.device().rank());
     let out = args.out(rank.device().rank());
-    let win = rank.win_create(world, data, words);
+    let win = rank.win_create(world, data);
     for round in 0..args.rounds {
         let tag = round % 256;
         // The payload lives in this rank's output slot while in flight.
-        fill(rank, out, words, |k| me * 1000 + round + k as u32);
+        fill(rank, out, |k| me * 1000 + round + k as u32);
         rank.flush(win);
-        rank.put_notify(win, (me + 1) % n, 0, out as *const u32, words, tag);
+        rank.put_notify(win, (me + 1) % n, 0, out, tag);
         rank.wait_notifications(tag, 1);
         rank.flush(win);
         rank.barrier(world); // Everyone has read its input before the next round overwrites it.
     }
     // The last round's data sits in the window; copy it out for the host.
-    fill(rank, out, words, |k| unsafe { *data.add(k) });
+    // SAFETY: the window is no longer written.
+    fill(rank, out, |k| unsafe { data.read(k) });
     rank.win_free(win);
 }
 
@@ -90,9 +91,10 @@ pub fn all_notify(rank: &mut Rank, args: &CheckArgs) {
         rank.wait_notifications(tag, n - 1);
         rank.barrier(world);
     }
+    // SAFETY: uniform stores of uniform values to this rank's slot.
     unsafe {
-        *out = false_tests;
-        *out.add(1) = args.rounds;
+        out.write(0, false_tests);
+        out.write(1, args.rounds);
     }
 }
 
@@ -103,13 +105,12 @@ pub fn all_notify(rank: &mut Rank, args: &CheckArgs) {
 pub fn neighbour_get(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
-    let words = args.words as usize;
     let data = args.data(rank.device().rank());
     let out = args.out(rank.device().rank());
-    fill(rank, data, words, |k| me * 7 + k as u32);
-    let win = rank.win_create(world, data, words);
+    fill(rank, data, |k| me * 7 + k as u32);
+    let win = rank.win_create(world, data);
     let left = (me + n - 1) % n;
-    rank.get_notify(win, left, 0, out, words, 9);
+    rank.get_notify(win, left, 0, out, 9);
     rank.wait_notifications(9, 1); // My right neighbour read my data.
     rank.win_free(win);
 }
@@ -127,10 +128,10 @@ pub fn matching(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
     let data = args.data(rank.device().rank());
-    let win = rank.win_create_matched(world, data, args.words as usize);
+    let win = rank.win_create_matched(world, data);
     if me != 0 {
         for round in 0..args.rounds {
-            rank.put_notify(win, 0, me as usize, data as *const u32, 1, 1 + round % 2);
+            rank.put_notify(win, 0, me as usize, data.slice(0..1), 1 + round % 2);
         }
         // Phase 1 is all in the log before phase 2 can fill it.
         rank.barrier(world);
@@ -161,11 +162,12 @@ pub fn matching(rank: &mut Rank, args: &CheckArgs) {
             wildcard += chunk;
         }
         let left = rank.test_match(Match::any(), 1);
+        // SAFETY: uniform stores of uniform values to rank 0's slot.
         unsafe {
-            *out = by_source;
-            *out.add(1) = rest;
-            *out.add(2) = wildcard;
-            *out.add(3) = left as u32;
+            out.write(0, by_source);
+            out.write(1, rest);
+            out.write(2, wildcard);
+            out.write(3, left as u32);
         }
     }
     rank.barrier(world);
@@ -195,7 +197,8 @@ pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
         args.rounds,
         t1 - t0
     );
-    unsafe { *args.out(rank.device().rank()) = reply };
+    // SAFETY: a uniform store to this rank's slot.
+    unsafe { args.out(rank.device().rank()).write(0, reply) };
 }
 
 // ANCHOR_END: host_services
@@ -219,38 +222,44 @@ shared_array!(static STAGE: [u32; 4]);
 /// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
 /// the others wait in a barrier, which the abort must release. Cases 7
 /// and 8 fail only when the world spans processes (7: only through the
-/// host, which cannot read shared memory).
+/// host, which cannot read shared memory). Case 9 notifies with a tag of
+/// the library's reserved range, case 10 makes a window of shared memory.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let me = world.rank();
     let words = args.words as usize;
-    let win = rank.win_create(world, args.data(rank.device().rank()), words);
-    let freed = rank.win_create(rank.device(), args.data(rank.device().rank()), words);
+    let data = args.data(rank.device().rank());
+    let win = rank.win_create(world, data);
+    let freed = rank.win_create(rank.device(), data);
     rank.win_free(freed);
     if me == 1 {
-        let src = args.out(rank.device().rank()) as *const u32;
+        let src = args.out(rank.device().rank());
         match args.case {
-            0 => rank.put(win, world.size() + 3, 0, src, 1),
-            1 => rank.put_notify(win, 0, words - 1, src, 2, 0),
-            2 => rank.notify(world, 0, 300),
-            3 => rank.get(freed, 0, 0, args.out(rank.device().rank()), 1),
+            0 => rank.put(win, world.size() + 3, 0, src.slice(0..1)),
+            1 => rank.put_notify(win, 0, words - 1, src.slice(0..2), 0),
+            2 => rank.notify(world, 0, 600),
+            3 => rank.get(freed, 0, 0, src.slice(0..1)),
             4 => rank.wait_notifications(1, u32::MAX),
             5 => rank.flush(freed),
             6 => {
                 // One byte past an aligned address: misaligned for u32.
-                let odd = (args.data(rank.device().rank()) as *mut u8).wrapping_add(1) as *mut u32;
-                let _ = rank.win_create(world, odd, 2);
+                // SAFETY: two words inside this rank's data (never accessed).
+                let odd = unsafe {
+                    DeviceSlice::from_raw_parts(
+                        (data.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut u32,
+                        2,
+                    )
+                };
+                let _ = rank.win_create(world, odd);
             }
-            7 => rank.put(
-                win,
-                world.size() - 1,
-                0,
-                STAGE.as_mut_ptr() as *const u32,
-                4,
-            ),
+            7 => rank.put(win, world.size() - 1, 0, STAGE.as_slice()),
+            8 => {
+                let _ = rank.win_create_matched(world, data);
+            }
+            9 => rank.notify(world, 0, 300),
             _ => {
-                let _ = rank.win_create_matched(world, args.data(rank.device().rank()), words);
+                let _ = rank.win_create(world, STAGE.as_slice());
             }
         }
     }
@@ -268,33 +277,33 @@ pub fn skewed_puts(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let me = world.rank();
     let bytes = args.words as usize * 4;
-    let data = args.data(rank.device().rank()) as *mut u8;
-    let out = args.out as *mut u8;
+    let words = args.data(rank.device().rank());
     // Byte `i` holds `i mod 256`.
-    fill(rank, data as *mut u32, args.words as usize, |k| {
+    fill(rank, words, |k| {
         let b = k as u32 * 4;
         u32::from_le_bytes([b as u8, (b + 1) as u8, (b + 2) as u8, (b + 3) as u8])
     });
-    let win = rank.win_create(world, data, bytes);
+    // SAFETY: the same memory as `words`, viewed as bytes.
+    let (data, out) = unsafe {
+        (
+            DeviceSlice::from_raw_parts(words.as_mut_ptr() as *mut u8, bytes),
+            DeviceSlice::from_raw_parts(args.out.as_mut_ptr() as *mut u8, args.out.len() * 4),
+        )
+    };
+    let win = rank.win_create(world, data);
     for round in 0..2 * args.rounds as usize {
         let (k, shift) = (round / 2, round % 2);
         if me == 0 {
-            rank.put_notify(
-                win,
-                1,
-                k + shift,
-                data.wrapping_add(k),
-                bytes - k - shift,
-                0,
-            );
+            rank.put_notify(win, 1, k + shift, data.slice(k..bytes - shift), 0);
         } else if me == 1 {
             rank.wait_notifications(0, 1);
-            let part = out.wrapping_add(round * bytes);
+            let part = out.chunk(round, bytes);
             let stride = rank.threads_per_rank() as usize;
             rank.threads(|t| {
                 let mut i = t.index() as usize;
                 while i < bytes {
-                    unsafe { *part.add(i) = *data.add(i) };
+                    // SAFETY: each byte is copied by one thread.
+                    unsafe { part.write(i, data.read(i)) };
                     i += stride;
                 }
             });

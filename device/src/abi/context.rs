@@ -1,0 +1,196 @@
+//! The run's context: where the runtime's memory is, and where every
+//! process's ranks are. Built by the host for each run, read by every rank.
+
+use super::codes::codes;
+use super::command::{Command, Reply};
+use super::records::{ErrorRecord, MatchRecord, WaitStatus, WindowEntry};
+use super::{MATCH_LOG, TAGS};
+use bytemuck::{Pod, Zeroable};
+
+/// Index of device rank `dev`'s counter of `tag` in a `[ranks][TAGS]`
+/// counter array: the one definition the device and the host share.
+#[inline(always)]
+pub const fn counter_index(dev: u32, tag: u32) -> usize {
+    dev as usize * TAGS as usize + tag as usize
+}
+
+/// Everything a rank kernel needs to find the runtime's memory. All
+/// addresses are device addresses (`u64`), so the structure is plain data.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct RankContext {
+    /// Ranks on this device.
+    pub ranks: u32,
+    /// World rank of this device's rank 0.
+    pub world_first: u32,
+    /// Ranks in the world.
+    pub world_size: u32,
+    /// Initial value of every notification counter (tests start near the wrap).
+    pub notification_start: u32,
+    /// `[ranks][TAGS]` counters bumped by ranks of this device and mapped GPUs.
+    pub local_notifications: u64,
+    /// `[ranks][TAGS]` counters written by the host for remote senders.
+    pub remote_notifications: u64,
+    /// `[MAX_WINDOWS][world_size]` window table.
+    pub windows: u64,
+    /// Device-wide barrier: `[count, generation]`.
+    pub barrier: u64,
+    /// Non-zero once the run is aborted (an error or the watchdog).
+    pub abort: u64,
+    /// The first error a rank reported.
+    pub error: u64,
+    /// `[ranks]` what each rank waits on (host-mapped; read by the watchdog).
+    pub status: u64,
+    /// Device-to-host command ring (host-mapped), `ring_len` entries.
+    pub ring: u64,
+    /// Entries in the ring (a power of two).
+    pub ring_len: u32,
+    /// Processes in the job (one device each).
+    pub processes: u32,
+    /// Next ring slot to reserve (device memory).
+    pub ring_reserve: u64,
+    /// Ring entries the host has consumed (host-mapped, written by the host).
+    pub ring_consumed: u64,
+    /// `[ranks]` host replies (host-mapped).
+    pub replies: u64,
+    /// `[ranks][MATCH_LOG]` notification records of matched windows.
+    pub match_log: u64,
+    /// `[ranks]` records reserved in each rank's matching log.
+    pub match_reserve: u64,
+    /// `[ranks]` records each rank has retired from its matching log.
+    pub match_retired: u64,
+    /// A rank publishes its wait status after waiting this long (ns).
+    pub status_after_ns: u64,
+    /// `[processes]` where each process's ranks are and how to reach them.
+    pub peers: u64,
+    /// `[ranks]` operations through the host that the host has completed
+    /// for each rank (host-mapped, written by the host).
+    pub host_done: u64,
+    /// Non-zero once the host has delivered a notification from another
+    /// process (device memory, written once by the host): until then the
+    /// ranks need not read their remote counters over the bus.
+    pub remote_active: u64,
+}
+
+impl RankContext {
+    /// Device rank `dev`'s counter of `tag` bumped on the device.
+    #[inline(always)]
+    pub fn local_counter(&self, dev: u32, tag: u32) -> *mut u32 {
+        (self.local_notifications as *mut u32).wrapping_add(counter_index(dev, tag))
+    }
+
+    /// Device rank `dev`'s counter of `tag` written by the host.
+    #[inline(always)]
+    pub fn remote_counter(&self, dev: u32, tag: u32) -> *mut u32 {
+        (self.remote_notifications as *mut u32).wrapping_add(counter_index(dev, tag))
+    }
+
+    /// World rank `world`'s entry of window `id`.
+    #[inline(always)]
+    pub fn window_entry(&self, id: u32, world: u32) -> *mut WindowEntry {
+        let index = id as usize * self.world_size as usize + world as usize;
+        (self.windows as *mut WindowEntry).wrapping_add(index)
+    }
+
+    /// Device rank `dev`'s wait status.
+    #[inline(always)]
+    pub fn status(&self, dev: u32) -> *mut WaitStatus {
+        (self.status as *mut WaitStatus).wrapping_add(dev as usize)
+    }
+
+    /// Device rank `dev`'s reply slot.
+    #[inline(always)]
+    pub fn reply(&self, dev: u32) -> *mut Reply {
+        (self.replies as *mut Reply).wrapping_add(dev as usize)
+    }
+
+    /// The ring entry of position `pos`.
+    #[inline(always)]
+    pub fn ring_entry(&self, pos: u32) -> *mut Command {
+        (self.ring as *mut Command).wrapping_add((pos & (self.ring_len - 1)) as usize)
+    }
+
+    /// Device rank `dev`'s count of accesses the host completed for it.
+    #[inline(always)]
+    pub fn host_done(&self, dev: u32) -> *mut u32 {
+        (self.host_done as *mut u32).wrapping_add(dev as usize)
+    }
+
+    /// Record `pos` of device rank `dev`'s matching log.
+    #[inline(always)]
+    pub fn match_record(&self, dev: u32, pos: u32) -> *mut MatchRecord {
+        let index = dev as usize * MATCH_LOG + pos as usize % MATCH_LOG;
+        (self.match_log as *mut MatchRecord).wrapping_add(index)
+    }
+
+    /// Device rank `dev`'s reservation counter of its matching log.
+    #[inline(always)]
+    pub fn match_reserve(&self, dev: u32) -> *mut u32 {
+        (self.match_reserve as *mut u32).wrapping_add(dev as usize)
+    }
+
+    /// Device rank `dev`'s retirement counter of its matching log.
+    #[inline(always)]
+    pub fn match_retired(&self, dev: u32) -> *mut u32 {
+        (self.match_retired as *mut u32).wrapping_add(dev as usize)
+    }
+
+    /// The peer-table entry of process `p`.
+    #[inline(always)]
+    pub fn peer(&self, p: u32) -> *const Peer {
+        (self.peers as *const Peer).wrapping_add(p as usize)
+    }
+
+    /// The first error of the run.
+    #[inline(always)]
+    pub fn error(&self) -> *mut ErrorRecord {
+        self.error as *mut ErrorRecord
+    }
+
+    /// The abort flag.
+    #[inline(always)]
+    pub fn abort(&self) -> *mut u32 {
+        self.abort as *mut u32
+    }
+
+    /// The device-wide barrier's `(count, generation)` words.
+    #[inline(always)]
+    pub fn barrier(&self) -> (*mut u32, *mut u32) {
+        let count = self.barrier as *mut u32;
+        (count, count.wrapping_add(1))
+    }
+}
+
+codes! {
+    /// How the ranks of one process are reached.
+    Route {
+        Local = 0 => "local (same GPU)",
+        Direct = 1 => "direct (peer-mapped GPU)",
+        Host = 2 => "through the host",
+    }
+}
+
+/// One process of the job as seen from this one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Peer {
+    /// World rank of its rank 0.
+    pub first: u32,
+    /// Its ranks.
+    pub ranks: u32,
+    /// [`Route`] from this process to it.
+    pub route: u32,
+    /// Reserved.
+    pub _pad: u32,
+    /// Its `[ranks][TAGS]` notification counters, mapped here (direct
+    /// route; 0 otherwise).
+    pub notifications: u64,
+}
+
+impl Peer {
+    /// How to reach it (an unknown value goes through the host).
+    #[inline(always)]
+    pub fn route(&self) -> Route {
+        Route::from_u32(self.route).unwrap_or(Route::Host)
+    }
+}

@@ -1,0 +1,44 @@
+//! The device–host ABI: every structure the device and the host both read,
+//! defined once and compiled into both, so the layouts cannot drift apart.
+//! All of it is plain data (`bytemuck::Pod`): addresses are `u64`, and the
+//! accessors of [`RankContext`] compute every index in one place.
+//!
+//! * [`context`]: the run's context, how ranks find the runtime's memory
+//!   and each other;
+//! * [`command`]: the device-to-host command ring and its typed decoding;
+//! * [`records`]: window entries, matching records, wait status, errors.
+
+mod codes;
+pub mod command;
+pub mod context;
+pub mod records;
+
+pub use command::{Command, DecodeError, LogArg, Op, Reply, Request, Transfer, INLINE};
+pub use context::{counter_index, Peer, RankContext, Route};
+pub use records::{
+    Call, ErrorRecord, Fault, MatchRecord, WaitStatus, WindowEntry, STATUS_FINISHED,
+};
+
+/// Tags a user may notify with: `0..USER_TAGS`.
+pub const USER_TAGS: u32 = 256;
+/// All tags: `USER_TAGS..TAGS` are reserved for the library's own traffic
+/// (collectives, messages), so that it never collides with a user's.
+pub const TAGS: u32 = 512;
+/// Windows live at once per rank.
+pub const MAX_WINDOWS: usize = 32;
+/// Records in each rank's matching log (notifications on matched windows).
+pub const MATCH_LOG: usize = 128;
+/// [`Transfer::window`] of a notification without a window.
+pub const NO_WINDOW: u32 = u32::MAX;
+/// The tag of a transfer that notifies nobody.
+pub const NO_TAG: u32 = u32::MAX;
+
+/// Communicator context ids of the communicators every run has. Each
+/// communicator has its own, so that windows and notifications of one are
+/// never taken for another's.
+pub mod contexts {
+    /// The world: every rank of the job.
+    pub const WORLD: u32 = 0;
+    /// The ranks of one device.
+    pub const DEVICE: u32 = 1;
+}

@@ -1,0 +1,121 @@
+//! Records the device writes and the host reads (or both write): window
+//! entries, matching records, wait status and the first error, with the
+//! codes that name calls and faults.
+
+use super::codes::codes;
+use bytemuck::{Pod, Zeroable};
+
+/// One rank's entry of a window: its memory.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WindowEntry {
+    /// Base address.
+    pub base: u64,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Element size the window was created with.
+    pub elem: u32,
+    /// 1 while the window is live.
+    pub live: u32,
+    /// Context id of the window's communicator.
+    pub comm: u16,
+    /// [`Route`](super::Route) to this entry's memory: its base is an
+    /// address on this device (local, direct) or the owner's (host).
+    pub route: u16,
+    /// 1 for a matched window: its notifications go to the matching log.
+    pub matched: u32,
+}
+
+/// A notification on a matched window.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct MatchRecord {
+    /// Sequence number + 1 of the record in its log; written last.
+    pub seq: u32,
+    /// Sending rank (in the window's communicator).
+    pub source: u32,
+    /// Window id.
+    pub window: u32,
+    /// Tag.
+    pub tag: u32,
+    /// 1 once consumed by a matching wait.
+    pub consumed: u32,
+    /// Reserved.
+    pub _pad: [u32; 3],
+}
+
+/// What a waiting rank waits on; read by the host watchdog.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct WaitStatus {
+    /// [`Call`] code + 1 while waiting, 0 when running, [`STATUS_FINISHED`]
+    /// when finished.
+    pub state: u32,
+    /// First argument (tag, window, ...).
+    pub a: u32,
+    /// Second argument (count, ...).
+    pub b: u32,
+    /// What it has seen so far.
+    pub seen: u32,
+    /// Third argument (source, ...).
+    pub c: u32,
+    /// Reserved.
+    pub _pad: [u32; 3],
+}
+
+/// Wait status: finished.
+pub const STATUS_FINISHED: u32 = u32::MAX;
+
+/// The first error of a run.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct ErrorRecord {
+    /// 0: none; otherwise [`Call`] code + 1 (claimed by compare-and-swap).
+    pub call: u32,
+    /// Device rank that failed.
+    pub rank: u32,
+    /// Which check failed ([`Fault`]).
+    pub fault: u32,
+    /// Reserved.
+    pub _pad: u32,
+    /// The values involved.
+    pub values: [u64; 4],
+}
+
+codes! {
+    /// The device calls that can fail or wait.
+    Call {
+        WinCreate = 0 => "win_create",
+        WinFree = 1 => "win_free",
+        Put = 2 => "put",
+        PutNotify = 3 => "put_notify",
+        Get = 4 => "get",
+        GetNotify = 5 => "get_notify",
+        Notify = 6 => "notify",
+        Flush = 7 => "flush",
+        WaitNotifications = 8 => "wait_notifications",
+        TestNotifications = 9 => "test_notifications",
+        WaitMatch = 10 => "wait_match",
+        TestMatch = 11 => "test_match",
+        Barrier = 12 => "barrier",
+        HostCall = 13 => "host call",
+    }
+}
+
+codes! {
+    /// Why a call failed; the values of the record are described per fault
+    /// by the host.
+    Fault {
+        RankOutOfRange = 0 => "target rank out of range",
+        OutOfBounds = 1 => "access outside the target window",
+        TagOutOfRange = 2 => "tag out of range",
+        WindowNotLive = 3 => "window not live",
+        WrongCommunicator = 4 => "window used outside its communicator",
+        TooManyWindows = 5 => "too many windows",
+        CountTooLarge = 6 => "count too large",
+        WindowMisaligned = 7 => "window base not aligned for its element type",
+        NotGlobal = 8 => "buffer not in global memory",
+        MatchedAcrossProcesses = 9 => "matched window across processes",
+        TagReserved = 10 => "tag reserved for the library",
+    }
+}

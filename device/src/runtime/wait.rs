@@ -1,0 +1,85 @@
+//! Waiting: the leader thread polls until a condition holds, checking the
+//! abort flag and telling the watchdog what it waits on.
+
+use super::Runtime;
+use crate::abi::Call;
+use crate::arch::{self, Scope};
+use crate::block::Block;
+
+impl Runtime {
+    /// Runs `ready` on the leader thread until it returns `Ok`, then gives
+    /// the result to every thread (one barrier). While waiting it checks the
+    /// abort flag, backs off with `nanosleep`, and after a while publishes
+    /// what it waits on for the watchdog. An aborted run ends the rank.
+    #[inline(always)]
+    pub fn wait_until(
+        &self,
+        block: &mut Block,
+        call: Call,
+        args: [u32; 3],
+        mut ready: impl FnMut() -> Result<u32, u32>,
+    ) -> u32 {
+        let ctx = self.ctx();
+        let (abort, after) = (ctx.abort(), ctx.status_after_ns);
+        let status = ctx.status(block.id());
+        let outcome = block.single(|_| {
+            let mut spins = 0u32;
+            let mut since = 0u64;
+            let mut published = false;
+            loop {
+                let seen = match ready() {
+                    Ok(v) => {
+                        if published {
+                            // SAFETY: this rank's status slot.
+                            unsafe {
+                                arch::store_relaxed(&raw mut (*status).state, 0, Scope::System)
+                            };
+                        }
+                        return v as u64;
+                    }
+                    Err(seen) => seen,
+                };
+                spins = spins.wrapping_add(1);
+                if spins.is_multiple_of(32) {
+                    // SAFETY: the abort flag lives for the whole run.
+                    if unsafe { arch::load_relaxed(abort, Scope::Gpu) } != 0 {
+                        return u64::MAX;
+                    }
+                    let now = arch::global_timer();
+                    if since == 0 {
+                        since = now;
+                    } else if !published && now.wrapping_sub(since) > after {
+                        // SAFETY: this rank's status slot.
+                        unsafe {
+                            let s = &mut *status;
+                            s.a = args[0];
+                            s.b = args[1];
+                            s.c = args[2];
+                            s.seen = seen;
+                            arch::store_release(&raw mut s.state, call as u32 + 1, Scope::System);
+                        }
+                        published = true;
+                    }
+                }
+                // Spin hard first: a partner on the same device answers in
+                // well under a microsecond. Then back off, so that a thousand
+                // waiting ranks do not flood the memory system.
+                if spins > 16384 {
+                    arch::nanosleep(1000);
+                } else if spins > 2048 {
+                    arch::nanosleep(64);
+                }
+            }
+        });
+        if outcome == u64::MAX {
+            abort_exit()
+        }
+        outcome as u32
+    }
+}
+
+/// Ends this rank because the run was aborted.
+#[inline(always)]
+pub(crate) fn abort_exit() -> ! {
+    arch::exit_thread()
+}

@@ -1,0 +1,269 @@
+//! The GPU backend: the CUDA driver API through cudarc, with `libcuda`
+//! loaded at run time so that one binary also runs where there is none.
+
+mod ipc;
+mod module;
+
+use super::{Device, LoadedModule, PeerAccess};
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::module::Ptx;
+use crate::runtime::DeviceInfo;
+use cudarc::driver::{result, sys};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+pub(crate) fn check(call: &'static str, r: sys::CUresult) -> Result<()> {
+    r.result().map_err(|e| Error::cuda(call, e))
+}
+
+/// One GPU's primary context, shared by the device, its modules and their
+/// launches; released when the last of them goes.
+pub(crate) struct GpuContext {
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+    multiprocessors: u32,
+    cooperative: bool,
+    /// Set when a kernel faulted: the context is unusable from then on.
+    lost: std::sync::Mutex<Option<(String, String)>>,
+}
+
+// SAFETY: a CUDA context may be used from any thread once made current; every
+// entry point binds it first.
+unsafe impl Send for GpuContext {}
+unsafe impl Sync for GpuContext {}
+
+impl GpuContext {
+    /// Makes the context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        if let Some((kernel, cause)) = self.lost.lock().unwrap_or_else(|e| e.into_inner()).as_ref()
+        {
+            return Err(Error::ContextLost {
+                kernel: kernel.clone(),
+                cause: cause.clone(),
+            });
+        }
+        // SAFETY: the context is retained for our lifetime.
+        unsafe { result::ctx::set_current(self.context) }
+            .map_err(|e| Error::cuda("cuCtxSetCurrent", e))
+    }
+
+    /// Records that `kernel` faulted: CUDA errors after a kernel fault are
+    /// sticky, so every later call fails; they then say why.
+    pub(crate) fn mark_lost(&self, kernel: &str, cause: &str) {
+        let mut lost = self.lost.lock().unwrap_or_else(|e| e.into_inner());
+        lost.get_or_insert_with(|| (kernel.to_string(), cause.to_string()));
+    }
+}
+
+impl Drop for GpuContext {
+    fn drop(&mut self) {
+        // SAFETY: retained in GpuDevice::open.
+        let _ = unsafe { result::primary_ctx::release(self.device) };
+    }
+}
+
+/// One GPU.
+pub(crate) struct GpuDevice {
+    ctx: Arc<GpuContext>,
+    ordinal: usize,
+    name: String,
+    compute_capability: u32,
+    /// A non-blocking stream for host-to-device copies while a kernel runs.
+    copy_stream: sys::CUstream,
+}
+
+// SAFETY: as for GpuContext; the stream is only used with the context bound.
+unsafe impl Send for GpuDevice {}
+unsafe impl Sync for GpuDevice {}
+
+impl GpuDevice {
+    /// Opens GPU `ordinal`: `NoDriver` or `NoDevice` when there is none.
+    pub fn open(ordinal: usize) -> Result<Self> {
+        // SAFETY: only tries to load the library.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        result::init().map_err(|e| Error::cuda("cuInit", e))?;
+        let count =
+            result::device::get_count().map_err(|e| Error::cuda("cuDeviceGetCount", e))? as usize;
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let device =
+            result::device::get(ordinal as i32).map_err(|e| Error::cuda("cuDeviceGet", e))?;
+        // SAFETY: `device` is valid; released by GpuContext's Drop.
+        let context = unsafe { result::primary_ctx::retain(device) }
+            .map_err(|e| Error::cuda("cuDevicePrimaryCtxRetain", e))?;
+        let attr = |a| -> Result<u32> {
+            // SAFETY: `device` is valid.
+            unsafe { result::device::get_attribute(device, a) }
+                .map(|v| v as u32)
+                .map_err(|e| Error::cuda("cuDeviceGetAttribute", e))
+        };
+        use sys::CUdevice_attribute::*;
+        let ctx = Arc::new(GpuContext {
+            device,
+            context,
+            multiprocessors: attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            cooperative: attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
+            lost: std::sync::Mutex::new(None),
+        });
+        ctx.bind()?;
+        let copy_stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| Error::cuda("cuStreamCreate", e))?;
+        Ok(GpuDevice {
+            ctx,
+            ordinal,
+            name: result::device::get_name(device)
+                .map_err(|e| Error::cuda("cuDeviceGetName", e))?,
+            compute_capability: attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? * 10
+                + attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            copy_stream,
+        })
+    }
+
+    /// GPUs the driver shows this process (after `CUDA_VISIBLE_DEVICES`);
+    /// `None` when there is no driver.
+    pub fn visible() -> Option<usize> {
+        // SAFETY: only tries to load the library.
+        if !unsafe { sys::is_culib_present() } {
+            return None;
+        }
+        result::init().ok()?;
+        result::device::get_count().ok().map(|n| n as usize)
+    }
+}
+
+impl Device for GpuDevice {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            backend: Backend::Gpu,
+            name: self.name.clone(),
+            ordinal: self.ordinal,
+            compute_capability: Some(self.compute_capability),
+            multiprocessors: self.ctx.multiprocessors,
+        }
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<u64> {
+        self.ctx.bind()?;
+        // SAFETY: plain allocation, zeroed before use.
+        unsafe {
+            let addr = result::malloc_sync(bytes.max(1)).map_err(|e| Error::Alloc {
+                call: "cuMemAlloc",
+                bytes,
+                reason: Error::cuda("cuMemAlloc", e).to_string(),
+            })?;
+            check("cuMemsetD8", sys::cuMemsetD8_v2(addr, 0, bytes.max(1)))?;
+            Ok(addr)
+        }
+    }
+
+    fn free(&self, addr: u64, _bytes: usize) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: `addr` came from `alloc`. A failure here has no caller to report to.
+            let _ = unsafe { result::free_sync(addr) };
+        }
+    }
+
+    fn alloc_mapped(&self, bytes: usize) -> Result<(*mut u8, u64)> {
+        self.ctx.bind()?;
+        let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;
+        // SAFETY: the allocation is zeroed before it is handed out.
+        unsafe {
+            let host = result::malloc_host(bytes.max(1), flags).map_err(|e| Error::Alloc {
+                call: "cuMemHostAlloc",
+                bytes,
+                reason: Error::cuda("cuMemHostAlloc", e).to_string(),
+            })? as *mut u8;
+            std::ptr::write_bytes(host, 0, bytes.max(1));
+            let mut addr = 0u64;
+            check(
+                "cuMemHostGetDevicePointer",
+                sys::cuMemHostGetDevicePointer_v2(&mut addr, host as *mut c_void, 0),
+            )?;
+            Ok((host, addr))
+        }
+    }
+
+    fn free_mapped(&self, host: *mut u8, _addr: u64, _bytes: usize) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: `host` came from `alloc_mapped`.
+            let _ = unsafe { result::free_host(host as *mut c_void) };
+        }
+    }
+
+    /// Through a stream synchronised before returning: `cuMemcpyHtoD` from
+    /// pageable memory may return before the DMA lands, and a signal
+    /// written after it could overtake the data.
+    fn write(&self, addr: u64, src: &[u8]) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the caller passes a device range of `src.len()` bytes; the
+        // stream is ours and synchronised before return.
+        unsafe {
+            check(
+                "cuMemcpyHtoDAsync",
+                sys::cuMemcpyHtoDAsync_v2(
+                    addr,
+                    src.as_ptr() as *const c_void,
+                    src.len(),
+                    self.copy_stream,
+                ),
+            )?;
+            check(
+                "cuStreamSynchronize",
+                sys::cuStreamSynchronize(self.copy_stream),
+            )
+        }
+    }
+
+    fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: as in write.
+        check("cuMemcpyDtoH", unsafe {
+            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr() as *mut c_void, addr, dst.len())
+        })
+    }
+
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the caller passes two device ranges of `bytes`.
+        check("cuMemcpyDtoD", unsafe {
+            sys::cuMemcpyDtoD_v2(dst, src, bytes)
+        })?;
+        // The copy runs on the legacy stream, which our launches (on
+        // non-blocking streams) do not wait for, nor it for them.
+        // SAFETY: the null stream always exists.
+        unsafe { result::stream::synchronize(std::ptr::null_mut()) }
+            .map_err(|e| Error::cuda("cuStreamSynchronize", e))
+    }
+
+    fn raise_flag(&self, addr: u64) -> Result<()> {
+        self.write(addr, &1u32.to_le_bytes())
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        result::ctx::synchronize().map_err(|e| Error::cuda("cuCtxSynchronize", e))
+    }
+
+    fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)> {
+        let (arch, text) = ptx.select(Some(self.compute_capability))?;
+        let module = module::GpuModule::load(self.ctx.clone(), ptx.name(), arch, text)?;
+        Ok((arch, Box::new(module)))
+    }
+
+    fn peers(&self) -> Option<&dyn PeerAccess> {
+        Some(self)
+    }
+}
+
+impl Drop for GpuDevice {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: created in open(); nothing uses it any more.
+            let _ = unsafe { result::stream::destroy(self.copy_stream) };
+        }
+    }
+}

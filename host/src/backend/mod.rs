@@ -1,0 +1,158 @@
+//! The backends that run kernels: a GPU through the CUDA driver, or the
+//! CPU emulator. Each implements [`Device`] (memory, copies, modules) and
+//! the module and launch traits beside it; the rest of the runtime holds a
+//! `dyn Device` and never asks which one it has. A module or launch is made
+//! by its device, so a GPU module can never meet the emulator.
+
+pub(crate) mod emu;
+pub(crate) mod gpu;
+
+use crate::error::{Error, Result};
+use crate::module::Ptx;
+use crate::runtime::DeviceInfo;
+use std::ffi::c_void;
+use std::fmt;
+
+/// A device that runs kernels.
+pub(crate) trait Device: Send + Sync {
+    /// What it is.
+    fn info(&self) -> DeviceInfo;
+    /// `bytes` of zeroed device memory; its device address.
+    fn alloc(&self, bytes: usize) -> Result<u64>;
+    /// Frees what [`alloc`](Self::alloc) returned.
+    fn free(&self, addr: u64, bytes: usize);
+    /// `bytes` of zeroed pinned host memory mapped into the device:
+    /// `(host pointer, device address)`.
+    fn alloc_mapped(&self, bytes: usize) -> Result<(*mut u8, u64)>;
+    /// Frees what [`alloc_mapped`](Self::alloc_mapped) returned.
+    fn free_mapped(&self, host: *mut u8, addr: u64, bytes: usize);
+    /// Copies `src` to device address `addr`; returns once it is there
+    /// (also while a kernel runs).
+    fn write(&self, addr: u64, src: &[u8]) -> Result<()>;
+    /// Copies from device address `addr` into `dst`.
+    fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()>;
+    /// Copies `bytes` between two device addresses and waits.
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()>;
+    /// Raises a `u32` flag in device memory that a running kernel polls.
+    fn raise_flag(&self, addr: u64) -> Result<()>;
+    /// Waits until all work submitted to the device has finished.
+    fn synchronize(&self) -> Result<()>;
+    /// Loads a module: its PTX architecture and the loaded module.
+    fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)>;
+    /// What another process's device may map of this one's (GPU only).
+    fn peers(&self) -> Option<&dyn PeerAccess>;
+}
+
+/// What one thread of a launch runs in the emulator (the GPU runs the PTX).
+pub(crate) type Body = Box<dyn Fn() + Send + Sync>;
+
+/// A launch's shape.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    /// Blocks in the grid.
+    pub grid: dcuda_device::Dim3,
+    /// Threads in a block.
+    pub block: dcuda_device::Dim3,
+    /// Dynamic shared memory per block.
+    pub shared_bytes: u32,
+    /// All blocks co-resident, or the launch fails.
+    pub cooperative: bool,
+    /// A rank kernel: in the emulator, one OS thread per block.
+    pub ranks: bool,
+}
+
+/// A module loaded on its device.
+pub(crate) trait LoadedModule: Send + Sync {
+    /// Blocks of `threads` threads (and `shared_bytes` of dynamic shared
+    /// memory) of `kernel` that fit at once.
+    fn max_blocks(&self, kernel: &str, threads: u32, shared_bytes: u32) -> Result<u32>;
+    /// Ranks of `threads` threads of `kernel` that fit at once.
+    fn max_ranks(&self, kernel: &str, threads: u32) -> Result<u32>;
+    /// Starts `kernel`.
+    ///
+    /// # Safety
+    /// `params` must match the kernel's parameters and stay valid for the
+    /// call; the memory they point to must outlive the launch.
+    unsafe fn launch(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        params: &mut [*mut c_void],
+        body: Body,
+    ) -> Result<Box<dyn Running>>;
+}
+
+/// A running launch.
+pub(crate) trait Running: Send {
+    /// Whether it has ended (a failed one has ended too).
+    fn is_finished(&self) -> bool;
+    /// Waits for the end; the fault, if the kernel failed.
+    fn wait(&mut self) -> std::result::Result<(), String>;
+}
+
+/// What a GPU lets peers of its node map: CUDA IPC.
+pub(crate) trait PeerAccess {
+    /// The device's PCI bus id.
+    fn pci_bus_id(&self) -> Result<String>;
+    /// Whether this device can map the memory of the one at `pci_bus_id`.
+    fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool>;
+    /// An IPC handle of the allocation holding `addr`, and `addr`'s offset.
+    fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)>;
+    /// Maps another process's allocation; its address here.
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64>;
+    /// Unmaps what [`ipc_open`](Self::ipc_open) mapped.
+    fn ipc_close(&self, addr: u64);
+}
+
+/// The backend a [`Runtime`](crate::Runtime) runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A CUDA GPU, through the driver API.
+    Gpu,
+    /// The CPU emulator: kernels compiled for the host, one OS thread per
+    /// emulated GPU thread.
+    Emulator,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Gpu => "GPU",
+            Backend::Emulator => "CPU emulator",
+        })
+    }
+}
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// The GPU when a driver and a device are present, else the emulator.
+    #[default]
+    Auto,
+    /// The GPU; an error if there is none.
+    Gpu,
+    /// The CPU emulator.
+    Emulator,
+}
+
+impl BackendChoice {
+    /// The environment variable that chooses the backend.
+    pub const ENV: &'static str = "DCUDA_BACKEND";
+
+    /// Reads [`Self::ENV`]: `auto`, `gpu` or `emulator` (also `emu`, `cpu`).
+    pub fn from_env() -> Result<Option<BackendChoice>> {
+        match std::env::var(Self::ENV) {
+            Err(_) => Ok(None),
+            Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+                "" | "auto" => Ok(Some(BackendChoice::Auto)),
+                "gpu" | "cuda" => Ok(Some(BackendChoice::Gpu)),
+                "emulator" | "emu" | "cpu" => Ok(Some(BackendChoice::Emulator)),
+                _ => Err(Error::InvalidEnv {
+                    var: Self::ENV,
+                    value: v,
+                    expected: "auto, gpu or emulator",
+                }),
+            },
+        }
+    }
+}

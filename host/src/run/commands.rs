@@ -1,0 +1,115 @@
+//! The host's answers to its ranks' commands: round trips, log messages,
+//! timers, and the accesses and world steps it does for them.
+
+use super::config::{RunReport, TimerRecord};
+use super::describe::format_log;
+use super::state::RunState;
+use crate::error::{Error, Result};
+use crate::world::{Syncs, World};
+use dcuda_device::abi::{Command, LogArg, Request};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// What serving the commands keeps between them.
+pub(super) struct Services {
+    pub kernel: String,
+    pub report: RunReport,
+    timers: HashMap<u32, Instant>,
+    partial: HashMap<u32, (Vec<u8>, Vec<LogArg>)>,
+    replies: Vec<u32>,
+    pub syncs: Syncs,
+}
+
+impl Services {
+    pub fn new(kernel: &str, state: &RunState) -> Services {
+        Services {
+            kernel: kernel.into(),
+            report: RunReport {
+                ranks: state.ranks,
+                memory_per_rank: state.memory_per_rank,
+                ..RunReport::default()
+            },
+            timers: HashMap::new(),
+            partial: HashMap::new(),
+            replies: vec![0; state.ranks as usize],
+            syncs: Syncs::default(),
+        }
+    }
+
+    /// Answers device rank `rank`'s host call with `value`.
+    pub fn reply(&mut self, state: &RunState, rank: u32, value: u32) {
+        let seq = &mut self.replies[rank as usize];
+        *seq = seq.wrapping_add(1);
+        state.reply(rank, *seq, value);
+    }
+
+    fn bad(&self, rank: u32, reason: impl Into<String>) -> Error {
+        Error::BadCommand {
+            kernel: self.kernel.clone(),
+            rank,
+            reason: reason.into(),
+        }
+    }
+
+    /// Serves one command.
+    pub fn handle(&mut self, state: &RunState, world: Option<&World>, cmd: &Command) -> Result<()> {
+        let rank = cmd.rank;
+        if rank >= state.ranks {
+            return Err(self.bad(rank, format!("the run has {} ranks", state.ranks)));
+        }
+        let request = cmd
+            .decode()
+            .map_err(|e| self.bad(rank, format!("op {}: {}", e.op, e.reason)))?;
+        match request {
+            Request::Ping => {
+                self.report.host_calls += 1;
+                let value = self.report.host_calls as u32;
+                self.reply(state, rank, value);
+            }
+            Request::LogText(bytes, len) => {
+                self.partial
+                    .entry(rank)
+                    .or_default()
+                    .0
+                    .extend_from_slice(&bytes[..len]);
+            }
+            Request::LogArg(arg) => self.partial.entry(rank).or_default().1.push(arg),
+            Request::LogEnd => {
+                let (format, args) = self.partial.remove(&rank).unwrap_or_default();
+                let text = format_log(&String::from_utf8_lossy(&format), &args);
+                let who = world.map_or(rank, |w| w.first() + rank);
+                println!("[rank {who}] {text}");
+                self.report.logs.push((rank, text));
+            }
+            Request::TimerStart(id) => {
+                self.timers.insert(id, Instant::now());
+            }
+            Request::TimerStop(id) => {
+                if let Some(t0) = self.timers.remove(&id) {
+                    self.report.timers.push(TimerRecord {
+                        id,
+                        elapsed: t0.elapsed(),
+                    });
+                }
+            }
+            remote => {
+                let Some(w) = world else {
+                    return Err(self.bad(rank, format!("{remote:?} in a run of one process")));
+                };
+                match remote {
+                    Request::Put {
+                        transfer,
+                        tag,
+                        inline,
+                    } => w.put(rank, &transfer, tag, inline)?,
+                    Request::Get { transfer, tag } => w.get(rank, &transfer, tag)?,
+                    Request::Notify { target, tag } => w.notify(rank, target, tag)?,
+                    Request::Barrier => w.start_sync(&mut self.syncs, None)?,
+                    Request::WindowExchange(id) => w.start_sync(&mut self.syncs, Some(id))?,
+                    _ => unreachable!("local requests are served above"),
+                }
+            }
+        }
+        Ok(())
+    }
+}

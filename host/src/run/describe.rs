@@ -1,0 +1,185 @@
+//! What the host says about the device: a rank's error, a waiting rank,
+//! and log messages, formatted from the raw records the device wrote.
+
+use dcuda_device::abi::{
+    contexts, Call, ErrorRecord, Fault, LogArg, WaitStatus, MAX_WINDOWS, TAGS, USER_TAGS,
+};
+
+fn comm_name(context: u64) -> String {
+    match context as u32 {
+        contexts::WORLD => "world".into(),
+        contexts::DEVICE => "device".into(),
+        other => format!("context {other}"),
+    }
+}
+
+/// The record as a sentence naming the rank, the call and the values.
+pub(crate) fn describe_error(e: &ErrorRecord) -> String {
+    let call = Call::from_u32(e.call.wrapping_sub(1))
+        .map(Call::name)
+        .unwrap_or("unknown call");
+    let [a, b, c, d] = e.values;
+    let detail = match Fault::from_u32(e.fault) {
+        Some(Fault::RankOutOfRange) => format!("target rank {a} is out of range: the communicator has {b} ranks"),
+        Some(Fault::OutOfBounds) => format!(
+            "elements {a}..{} are outside the target window of rank {c}, which has {b} elements",
+            a.saturating_add(d)
+        ),
+        Some(Fault::TagOutOfRange) => format!("tag {a} is out of range: tags are 0..{USER_TAGS}"),
+        Some(Fault::TagReserved) => format!("tag {a} is reserved for the library's own traffic ({USER_TAGS}..{TAGS}); user tags are 0..{USER_TAGS}"),
+        Some(Fault::WindowNotLive) => format!("window {a} is not live (never created, or freed)"),
+        Some(Fault::WrongCommunicator) => format!(
+            "window {a} belongs to the {} communicator, not the {}",
+            comm_name(b),
+            comm_name(c)
+        ),
+        Some(Fault::TooManyWindows) => format!("more than {MAX_WINDOWS} windows are live"),
+        Some(Fault::CountTooLarge) => format!("count {a} exceeds the maximum {b}"),
+        Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
+        Some(Fault::NotGlobal) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("window memory {a:#x} is not in global memory: shared memory belongs to one rank, and no other rank can reach it; make windows of device memory (a DeviceBuffer's slice)"),
+        Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
+        Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
+        None => format!("fault {} with values {:?}", e.fault, e.values),
+    };
+    format!("rank {}: {call}: {detail}", e.rank)
+}
+
+/// What the watchdog says about one waiting rank.
+pub(crate) fn describe_wait(rank: u32, s: &WaitStatus) -> String {
+    let what = match Call::from_u32(s.state.wrapping_sub(1)) {
+        Some(Call::WaitNotifications) => format!(
+            "wait_notifications(tag {}, count {}): {} available",
+            s.a, s.b, s.seen as i32
+        ),
+        Some(Call::Barrier) => format!("barrier over {} ranks: {} arrived", s.a, s.seen),
+        Some(Call::WaitMatch) => {
+            let any = |v: u32| {
+                if v == u32::MAX {
+                    "any".to_string()
+                } else {
+                    v.to_string()
+                }
+            };
+            format!(
+                "wait_match(source {}, tag {}, count {}): {} match",
+                any(s.c),
+                any(s.a),
+                s.b,
+                s.seen
+            )
+        }
+        Some(Call::PutNotify) => format!(
+            "put_notify to rank {} (window {}, tag {}): its matching log is full",
+            s.c, s.a, s.b
+        ),
+        Some(Call::HostCall) => format!("a host call (op {}): waiting for the host", s.a),
+        Some(other) => format!("{} ({}, {}, {})", other.name(), s.a, s.b, s.c),
+        None => format!("state {}", s.state),
+    };
+    format!("  rank {rank}: {what}")
+}
+
+fn show(arg: &LogArg) -> String {
+    match arg {
+        LogArg::Unsigned(v) => v.to_string(),
+        LogArg::Signed(v) => v.to_string(),
+        LogArg::Float(v) => v.to_string(),
+        LogArg::Bool(v) => v.to_string(),
+    }
+}
+
+/// Fills the `{...}` placeholders of `format` with `args`, in order (`{{`
+/// and `}}` are braces); a count mismatch is shown in the text.
+pub(crate) fn format_log(format: &str, args: &[LogArg]) -> String {
+    let mut out = String::new();
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                match args.next() {
+                    Some(a) => out.push_str(&show(a)),
+                    None => out.push_str("{missing argument}"),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    let extra = args.count();
+    if extra > 0 {
+        out.push_str(&format!(" [{extra} more argument(s)]"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_placeholders_in_order() {
+        let args = [
+            LogArg::Unsigned(3),
+            LogArg::Signed(-2),
+            LogArg::Float(1.5),
+            LogArg::Bool(true),
+        ];
+        assert_eq!(
+            format_log("a={} b={:?} c={} d={} {{x}}", &args),
+            "a=3 b=-2 c=1.5 d=true {x}"
+        );
+    }
+
+    #[test]
+    fn shows_argument_count_mismatches() {
+        assert_eq!(
+            format_log("{} {}", &[LogArg::Unsigned(1)]),
+            "1 {missing argument}"
+        );
+        assert_eq!(
+            format_log("none", &[LogArg::Unsigned(1)]),
+            "none [1 more argument(s)]"
+        );
+    }
+
+    #[test]
+    fn log_arguments_round_trip() {
+        for a in [
+            LogArg::Unsigned(u64::MAX),
+            LogArg::Signed(i64::MIN),
+            LogArg::Float(-0.25),
+            LogArg::Bool(false),
+        ] {
+            let (kind, bits) = a.encode();
+            assert_eq!(LogArg::decode(kind, bits), Some(a));
+        }
+    }
+
+    #[test]
+    fn reserved_tags_are_named_as_such() {
+        let e = ErrorRecord {
+            call: Call::Notify as u32 + 1,
+            rank: 1,
+            fault: Fault::TagReserved as u32,
+            _pad: 0,
+            values: [300, 0, 0, 0],
+        };
+        assert_eq!(
+            describe_error(&e),
+            "rank 1: notify: tag 300 is reserved for the library's own traffic (256..512); user tags are 0..256"
+        );
+    }
+}

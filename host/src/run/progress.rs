@@ -1,0 +1,179 @@
+//! The progress loop: serves the command ring until the kernel ends (and,
+//! in a job, until every process has ended it), watching for stalls and
+//! for other processes' failures; then turns the outcome into the run's
+//! result.
+
+use super::commands::Services;
+use super::config::RunReport;
+use super::describe::describe_error;
+use super::state::RunState;
+use super::watchdog::Watchdog;
+use crate::error::{Error, Result};
+use crate::launch::Launch;
+use crate::world::World;
+use dcuda_device::abi::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Serves `state`'s ring until the run ends, and reports how it ended.
+pub(super) fn progress(
+    state: &RunState,
+    world: Option<&World>,
+    launch: Launch,
+    watchdog: Option<Duration>,
+    started: Instant,
+) -> Result<RunReport> {
+    let mut services = Services::new(launch.kernel(), state);
+    let mut dog = Watchdog::new(watchdog);
+    let peer_failure = match serve(state, world, &launch, &mut services, &mut dog) {
+        Ok(f) => f,
+        Err(e) => {
+            // Ranks may wait on this host: release them before waiting for
+            // the kernel's end.
+            let _ = state.abort_run();
+            let _ = launch.wait();
+            return Err(e);
+        }
+    };
+    finish(state, world, launch, services, dog, peer_failure, started)
+}
+
+/// The loop: returns another process's failure, if one ended the run.
+fn serve(
+    state: &RunState,
+    world: Option<&World>,
+    launch: &Launch,
+    services: &mut Services,
+    dog: &mut Watchdog,
+) -> Result<Option<(u32, String)>> {
+    let mut pos: u32 = 0;
+    let mut peer_failure: Option<(u32, String)> = None;
+    let mut idle = 0u32;
+    let mut kernel_done = false;
+    let mask = state.ring_len - 1;
+    let ring = state.ring.host_ptr() as *const Command;
+    loop {
+        // Drain the ring: entries arrive in position order.
+        let mut progressed = false;
+        loop {
+            // SAFETY: in the ring; `seq` is published last with a release.
+            let e = unsafe { ring.add((pos & mask) as usize) };
+            let seq = unsafe {
+                AtomicU32::from_ptr(&raw const (*e).seq as *mut u32).load(Ordering::Acquire)
+            };
+            if seq != pos.wrapping_add(1) {
+                break;
+            }
+            // SAFETY: the entry is complete.
+            let cmd = unsafe { e.read_volatile() };
+            services.handle(state, world, &cmd)?;
+            pos = pos.wrapping_add(1);
+            state.ring_consumed.store_release(0, pos);
+            progressed = true;
+        }
+        if let Some(w) = world {
+            if w.poll_syncs(&mut services.syncs)? {
+                if kernel_done {
+                    break; // The last sync: every process has ended its kernel.
+                }
+                services.reply(state, 0, 0);
+                progressed = true;
+            }
+            if peer_failure.is_none() {
+                if let Some(f) = w.failure() {
+                    state.abort_run()?;
+                    peer_failure = Some(f);
+                }
+            }
+        }
+        if progressed {
+            dog.progressed();
+            idle = 0;
+        }
+        // Asking the driver whether the kernel ended costs about a
+        // microsecond: only do it when the ring has been quiet a while, so
+        // that commands are answered at once.
+        if !kernel_done && idle % 1024 == 1023 && launch.is_finished()? {
+            if progressed {
+                continue; // Drain what the last ranks sent.
+            }
+            kernel_done = true;
+            match world {
+                // Wait for every process to end its kernel, so that traffic
+                // to this one is delivered while its memory still exists.
+                Some(w) if peer_failure.is_none() && dog.fired.is_none() => {
+                    w.start_sync(&mut services.syncs, None)?
+                }
+                _ => break,
+            }
+        }
+        if kernel_done && peer_failure.is_some() {
+            break;
+        }
+        if let Some(text) = dog.check(state) {
+            eprintln!("{text}");
+            state.abort_run()?;
+        }
+        // Spin while work is likely, then yield the core.
+        idle = idle.wrapping_add(1);
+        if idle > 100_000 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    Ok(peer_failure)
+}
+
+/// The run's result once its kernel has ended: another process's failure,
+/// a rank's error, the watchdog's report, or the report.
+fn finish(
+    state: &RunState,
+    world: Option<&World>,
+    launch: Launch,
+    services: Services,
+    dog: Watchdog,
+    peer_failure: Option<(u32, String)>,
+    started: Instant,
+) -> Result<RunReport> {
+    let mut report = services.report;
+    report.elapsed = started.elapsed();
+    let kernel = services.kernel;
+    launch.wait()?;
+    let record = state.error()?;
+    if let Some((process, message)) = peer_failure {
+        if world.is_some_and(|w| w.me() != process) {
+            return Err(Error::PeerFailed {
+                kernel,
+                process,
+                message,
+            });
+        }
+    }
+    if record.call != 0 {
+        let call = dcuda_device::abi::Call::from_u32(record.call - 1)
+            .map(|c| c.name())
+            .unwrap_or("unknown call");
+        let mut message = describe_error(&record);
+        if let Some(w) = world {
+            message = format!(
+                "process {}, {message} (world rank {})",
+                w.me(),
+                w.first() + record.rank
+            );
+        }
+        return Err(Error::RankCall {
+            kernel,
+            rank: record.rank,
+            call,
+            message,
+        });
+    }
+    if let Some(text) = dog.fired {
+        return Err(Error::Watchdog {
+            kernel,
+            report: text,
+        });
+    }
+    Ok(report)
+}

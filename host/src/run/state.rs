@@ -1,0 +1,226 @@
+//! The runtime's memory for one run: counters, tables, the command ring,
+//! replies and the context every rank reads. Allocated before the launch,
+//! dropped after the kernel ends.
+
+use super::config::RunConfig;
+use crate::error::Result;
+use crate::memory::{DeviceBuffer, MappedBuffer};
+use crate::runtime::Runtime;
+use crate::world::{RunMemory, World};
+use dcuda_device::abi::{
+    Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
+    MATCH_LOG, MAX_WINDOWS, TAGS,
+};
+use dcuda_device::kernel::RankArgs;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// The runtime's memory for one run.
+pub(crate) struct RunState {
+    pub ranks: u32,
+    _local: DeviceBuffer<u32>,
+    _remote: MappedBuffer<u32>,
+    _host_done: MappedBuffer<u32>,
+    _remote_active: DeviceBuffer<u32>,
+    _peers: DeviceBuffer<u8>,
+    _windows: DeviceBuffer<u8>,
+    _barrier: DeviceBuffer<u32>,
+    abort: DeviceBuffer<u32>,
+    error: DeviceBuffer<u8>,
+    status: MappedBuffer<u8>,
+    pub ring: MappedBuffer<u8>,
+    pub ring_len: u32,
+    _ring_reserve: DeviceBuffer<u32>,
+    pub ring_consumed: MappedBuffer<u32>,
+    replies: MappedBuffer<u8>,
+    _match_log: DeviceBuffer<u8>,
+    _match_counters: DeviceBuffer<u32>,
+    pub context: DeviceBuffer<u8>,
+    pub args: DeviceBuffer<u8>,
+    pub memory_per_rank: (usize, usize),
+}
+
+fn bytes<T>(n: usize) -> usize {
+    n * std::mem::size_of::<T>()
+}
+
+/// Copies plain bytes to a fresh device allocation.
+fn upload_bytes(rt: &Runtime, raw: &[u8]) -> Result<DeviceBuffer<u8>> {
+    let buf = rt.alloc::<u8>(raw.len())?;
+    rt.write_device(buf.addr(), raw)?;
+    Ok(buf)
+}
+
+impl RunState {
+    /// Allocates the run's memory; in a job of several processes, also
+    /// sets up the run's world with the other processes.
+    pub fn new<A: RankArgs>(
+        rt: &Runtime,
+        ranks: u32,
+        config: &RunConfig,
+        args: &A,
+    ) -> Result<(RunState, Option<Arc<World>>)> {
+        let n = ranks as usize;
+        let ring_len = (n * 4).max(256).next_power_of_two() as u32;
+        let counters = n * TAGS as usize;
+        let local = rt.upload(&vec![config.notification_start; counters])?;
+        // Written by the host, polled by the ranks: pinned host memory (the
+        // fastest placement measured for host-to-device signals).
+        let remote = rt.alloc_mapped::<u32>(counters)?;
+        let host_done = rt.alloc_mapped::<u32>(n)?;
+        let remote_active = rt.alloc::<u32>(1)?;
+        let mut world = match rt.job() {
+            Some(job) => Some(World::setup(
+                job.clone(),
+                rt,
+                ranks,
+                RunMemory {
+                    counters: local.addr(),
+                    remote_counters: remote.host_ptr() as usize,
+                    host_done: host_done.host_ptr() as usize,
+                    remote_active: remote_active.addr(),
+                },
+            )?),
+            None => None,
+        };
+        let (world_first, world_size) =
+            world.as_ref().map_or((0, ranks), |w| (w.first(), w.size()));
+        let peer_table: Vec<Peer> = match &world {
+            None => vec![Peer {
+                first: 0,
+                ranks,
+                route: Route::Local as u32,
+                _pad: 0,
+                notifications: local.addr(),
+            }],
+            Some(w) => {
+                let routes = w.routes.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                routes
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &route)| Peer {
+                        first: w.firsts[p],
+                        ranks: w.firsts[p + 1] - w.firsts[p],
+                        route: route as u32,
+                        _pad: 0,
+                        notifications: match route {
+                            Route::Local => local.addr(),
+                            Route::Direct => w.peer_counters[p],
+                            Route::Host => 0,
+                        },
+                    })
+                    .collect()
+            }
+        };
+        let peers = upload_bytes(rt, bytemuck::cast_slice(&peer_table))?;
+        let windows = rt.alloc::<u8>(bytes::<WindowEntry>(MAX_WINDOWS * world_size as usize))?;
+        if let Some(w) = &mut world {
+            w.attach(windows.addr(), peers.addr());
+        }
+        let barrier = rt.alloc::<u32>(2)?;
+        let abort = rt.alloc::<u32>(1)?;
+        let error = rt.alloc::<u8>(bytes::<ErrorRecord>(1))?;
+        let status = rt.alloc_mapped::<u8>(bytes::<WaitStatus>(n))?;
+        let ring = rt.alloc_mapped::<u8>(bytes::<Command>(ring_len as usize))?;
+        let ring_reserve = rt.alloc::<u32>(1)?;
+        let ring_consumed = rt.alloc_mapped::<u32>(1)?;
+        let replies = rt.alloc_mapped::<u8>(bytes::<Reply>(n))?;
+        let match_log = rt.alloc::<u8>(bytes::<MatchRecord>(n * MATCH_LOG))?;
+        let match_counters = rt.alloc::<u32>(2 * n)?;
+        let context = RankContext {
+            ranks,
+            world_first,
+            world_size,
+            notification_start: config.notification_start,
+            local_notifications: local.addr(),
+            remote_notifications: remote.device_ptr() as u64,
+            windows: windows.addr(),
+            barrier: barrier.addr(),
+            abort: abort.addr(),
+            error: error.addr(),
+            status: status.device_ptr() as u64,
+            ring: ring.device_ptr() as u64,
+            ring_len,
+            processes: peer_table.len() as u32,
+            ring_reserve: ring_reserve.addr(),
+            ring_consumed: ring_consumed.device_ptr() as u64,
+            replies: replies.device_ptr() as u64,
+            match_log: match_log.addr(),
+            match_reserve: match_counters.addr(),
+            match_retired: match_counters.addr() + bytes::<u32>(n) as u64,
+            status_after_ns: 1_000_000,
+            peers: peers.addr(),
+            host_done: host_done.device_ptr() as u64,
+            remote_active: remote_active.addr(),
+        };
+        let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
+        // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
+        // the device, where the kernel reads it as an `A`.
+        let raw_args = unsafe {
+            std::slice::from_raw_parts(args as *const A as *const u8, std::mem::size_of::<A>())
+        };
+        let args_buffer = upload_bytes(rt, raw_args)?;
+        let device = local.len() * 4 + windows.len() + match_log.len() + match_counters.len() * 4;
+        let host =
+            status.len() + ring.len() + replies.len() + remote.len() * 4 + host_done.len() * 4;
+        let state = RunState {
+            ranks,
+            _local: local,
+            _remote: remote,
+            _host_done: host_done,
+            _remote_active: remote_active,
+            _peers: peers,
+            _windows: windows,
+            _barrier: barrier,
+            abort,
+            error,
+            status,
+            ring,
+            ring_len,
+            _ring_reserve: ring_reserve,
+            ring_consumed,
+            replies,
+            _match_log: match_log,
+            _match_counters: match_counters,
+            context: context_buffer,
+            args: args_buffer,
+            memory_per_rank: (device / n, host / n),
+        };
+        Ok((state, world.map(Arc::new)))
+    }
+
+    /// Raises the abort flag every waiting rank polls.
+    pub fn abort_run(&self) -> Result<()> {
+        self.abort.runtime().device.raise_flag(self.abort.addr())
+    }
+
+    /// What device rank `rank` waits on.
+    pub fn status(&self, rank: u32) -> WaitStatus {
+        // SAFETY: in bounds; the device writes the slot with a release of `state`.
+        unsafe {
+            let p = (self.status.host_ptr() as *const WaitStatus).add(rank as usize);
+            let state =
+                AtomicU32::from_ptr(&raw const (*p).state as *mut u32).load(Ordering::Acquire);
+            let mut s = p.read_volatile();
+            s.state = state;
+            s
+        }
+    }
+
+    /// The first error a rank recorded.
+    pub fn error(&self) -> Result<ErrorRecord> {
+        Ok(bytemuck::pod_read_unaligned(&self.error.download()?))
+    }
+
+    /// Answers device rank `rank`'s host call with `value`; `seq` counts
+    /// the replies to it.
+    pub fn reply(&self, rank: u32, seq: u32, value: u32) {
+        // SAFETY: the caller checked `rank`; the value is written before
+        // the release of `seq`.
+        unsafe {
+            let slot = (self.replies.host_ptr() as *mut Reply).add(rank as usize);
+            (&raw mut (*slot).value).write_volatile(value);
+            AtomicU32::from_ptr(&raw mut (*slot).seq).store(seq, Ordering::Release);
+        }
+    }
+}

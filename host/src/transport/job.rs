@@ -1,0 +1,144 @@
+//! The job a process belongs to, and the choice of its transport.
+
+use super::gather::exchange_hosts;
+use super::Transport;
+use crate::error::{Error, Result};
+use std::sync::{Arc, OnceLock};
+
+/// This process's place in a job of several processes.
+#[derive(Clone)]
+pub struct Job {
+    /// The transport.
+    pub(crate) transport: Arc<dyn Transport>,
+    /// Node of every process (processes on one host share a node index).
+    pub(crate) nodes: Vec<u32>,
+    /// This process's index among the processes of its node.
+    pub(crate) local_index: u32,
+    /// Processes on this node.
+    pub(crate) local_count: u32,
+}
+
+impl Job {
+    /// This process's index.
+    pub fn process(&self) -> u32 {
+        self.transport.process()
+    }
+
+    /// Processes in the job.
+    pub fn processes(&self) -> u32 {
+        self.transport.processes()
+    }
+
+    /// This process's node index.
+    pub fn node(&self) -> u32 {
+        self.nodes[self.process() as usize]
+    }
+
+    /// Nodes in the job.
+    pub fn nodes(&self) -> u32 {
+        self.nodes.iter().max().map_or(1, |m| m + 1)
+    }
+}
+
+/// Which transport a job uses.
+#[derive(Clone)]
+pub enum TransportChoice {
+    /// A transport of dcuda's by name: `mpi`, or `none` (each process
+    /// runs alone).
+    Named(String),
+    /// A transport of your own.
+    Instance(Arc<dyn Transport>),
+}
+
+impl std::fmt::Debug for TransportChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportChoice::Named(n) => write!(f, "Named({n:?})"),
+            TransportChoice::Instance(t) => write!(f, "Instance({})", t.name()),
+        }
+    }
+}
+
+/// The transports dcuda has, by name.
+pub const TRANSPORTS: &[&str] = &["mpi", "none"];
+
+static JOB: OnceLock<std::result::Result<Option<Job>, String>> = OnceLock::new();
+
+/// The job this process belongs to: `None` for a single process. Set up on
+/// first use, with `choice`, else `DCUDA_TRANSPORT`, else MPI when a
+/// launcher (`mpirun`, `srun`) started the process.
+pub fn job(choice: Option<TransportChoice>) -> Result<Option<Job>> {
+    JOB.get_or_init(|| init(choice).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|reason| Error::Network {
+            call: "setup",
+            reason,
+        })
+}
+
+/// Whether a launcher started this process as part of a job.
+fn launched_by_mpirun() -> bool {
+    [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMI_SIZE",
+        "PMIX_RANK",
+        "MPI_LOCALNRANKS",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
+}
+
+fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
+    if std::env::var_os("DCUDA_NETWORK").is_some() {
+        return Err(Error::InvalidEnv {
+            var: "DCUDA_NETWORK",
+            value: std::env::var("DCUDA_NETWORK").unwrap_or_default(),
+            expected: "nothing: it was renamed DCUDA_TRANSPORT (mpi or none)",
+        });
+    }
+    let choice = match choice {
+        Some(c) => c,
+        None => TransportChoice::Named(std::env::var("DCUDA_TRANSPORT").unwrap_or_default()),
+    };
+    let transport: Arc<dyn Transport> = match choice {
+        TransportChoice::Instance(t) => t,
+        TransportChoice::Named(name) => match name.trim() {
+            "none" => return Ok(None),
+            "" if !launched_by_mpirun() => return Ok(None),
+            "" | "mpi" => open_mpi()?,
+            other => {
+                return Err(Error::InvalidEnv {
+                    var: "DCUDA_TRANSPORT",
+                    value: other.into(),
+                    expected: "mpi or none",
+                })
+            }
+        },
+    };
+    if transport.processes() == 1 {
+        return Ok(None);
+    }
+    let nodes = exchange_hosts(&*transport)?;
+    let me = transport.process() as usize;
+    let local_index = nodes[..me].iter().filter(|&&n| n == nodes[me]).count() as u32;
+    let local_count = nodes.iter().filter(|&&n| n == nodes[me]).count() as u32;
+    Ok(Some(Job {
+        transport,
+        nodes,
+        local_index,
+        local_count,
+    }))
+}
+
+#[cfg(feature = "mpi")]
+fn open_mpi() -> Result<Arc<dyn Transport>> {
+    Ok(Arc::new(super::mpi::MpiTransport::init()?))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn open_mpi() -> Result<Arc<dyn Transport>> {
+    Err(Error::Network {
+        call: "setup",
+        reason: "this process was started by mpirun (or DCUDA_TRANSPORT=mpi), but dcuda was built without its `mpi` feature; enable it, or set DCUDA_TRANSPORT=none to run each process alone".into(),
+    })
+}

@@ -1,0 +1,134 @@
+//! Transports: how the hosts of a multi-process job reach each other.
+//!
+//! A transport offers two kinds of service:
+//!
+//! * **staged two-sided messages** (`send`, `progress`, `try_recv`): tagged,
+//!   non-blocking, in order per sender and channel. Every transport has
+//!   them; setup, window exchange, barriers, abort and the host route's
+//!   data are built on them in [`crate::world`];
+//! * **one-sided access to registered memory** (`register`, `put`,
+//!   `put_with_signal`, `get`, `atomic_add`, `fence`, `quiet`): what
+//!   RDMA-capable engines (InfiniBand verbs, NVSHMEM, MPI RMA) offer. A
+//!   transport that has it says so in [`Capabilities`]; the others keep the
+//!   defaults, which answer [`Error::Unsupported`].
+//!
+//! The MPI transport offers the first. Which transport a job uses is
+//! configuration: `DCUDA_TRANSPORT`, or [`RuntimeBuilder::transport`]
+//! (by name, or an instance of your own).
+//!
+//! [`RuntimeBuilder::transport`]: crate::RuntimeBuilder::transport
+
+mod gather;
+mod job;
+#[cfg(feature = "mpi")]
+mod mpi;
+
+pub(crate) use gather::{all_gather, INFO_CHANNEL, RUN_CHANNELS};
+pub use job::{job, Job, TransportChoice, TRANSPORTS};
+
+use crate::error::{Error, Result};
+
+/// What a transport can do beyond staged messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// One-sided access to registered memory.
+    pub one_sided: bool,
+    /// Registered memory may be device memory (GPU-direct), not only host.
+    pub device_memory: bool,
+}
+
+/// Memory registered with a transport: what a peer needs to reach it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registration {
+    /// Start address (host or device, per [`Capabilities::device_memory`]).
+    pub addr: u64,
+    /// Length in bytes.
+    pub bytes: usize,
+    /// The transport's key for it, sent to peers.
+    pub key: Vec<u8>,
+}
+
+/// A place in a peer's registered memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remote<'a> {
+    /// The peer's key of the region.
+    pub key: &'a [u8],
+    /// Byte offset in it.
+    pub offset: u64,
+}
+
+/// A transport between the processes of one job. Every call may come from
+/// several threads at once.
+pub trait Transport: Send + Sync {
+    /// The transport's name, for messages ("MPI").
+    fn name(&self) -> &'static str;
+    /// This process's index, `0..processes()`.
+    fn process(&self) -> u32;
+    /// Processes in the job.
+    fn processes(&self) -> u32;
+    /// What it offers beyond staged messages.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
+
+    /// Queues `data` for process `to` on `channel`; never blocks. Messages
+    /// on one channel from one process arrive in the order they were sent.
+    fn send(&self, to: u32, channel: u32, data: Vec<u8>) -> Result<()>;
+    /// Advances queued sends; returns how many are still in flight.
+    fn progress(&self) -> Result<usize>;
+    /// A message that has arrived on `channel`, with its sender, if any.
+    fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>>;
+    /// Ends every process of the job (after printing `message`).
+    fn abort(&self, message: &str) -> !;
+
+    /// Registers `bytes` at `addr` for one-sided access by peers.
+    fn register(&self, _addr: u64, _bytes: usize) -> Result<Registration> {
+        Err(self.unsupported("register"))
+    }
+    /// Ends a registration.
+    fn deregister(&self, _region: &Registration) -> Result<()> {
+        Err(self.unsupported("deregister"))
+    }
+    /// Writes `bytes` from local `addr` (registered) to `to`'s memory.
+    fn put(&self, _to: u32, _addr: u64, _bytes: usize, _remote: Remote) -> Result<()> {
+        Err(self.unsupported("put"))
+    }
+    /// [`put`](Self::put), then adds `value` to a word at `signal`, visible
+    /// only after the data (NVSHMEM's put-with-signal).
+    fn put_with_signal(
+        &self,
+        _to: u32,
+        _addr: u64,
+        _bytes: usize,
+        _remote: Remote,
+        _signal: Remote,
+        _value: u64,
+    ) -> Result<()> {
+        Err(self.unsupported("put_with_signal"))
+    }
+    /// Reads `bytes` of `to`'s memory into local `addr` (registered).
+    fn get(&self, _to: u32, _addr: u64, _bytes: usize, _remote: Remote) -> Result<()> {
+        Err(self.unsupported("get"))
+    }
+    /// Adds `value` to a word of `to`'s memory.
+    fn atomic_add(&self, _to: u32, _remote: Remote, _value: u64) -> Result<()> {
+        Err(self.unsupported("atomic_add"))
+    }
+    /// Orders this process's earlier one-sided operations to `to` before
+    /// its later ones.
+    fn fence(&self, _to: u32) -> Result<()> {
+        Err(self.unsupported("fence"))
+    }
+    /// Waits until every one-sided operation of this process is complete.
+    fn quiet(&self) -> Result<()> {
+        Err(self.unsupported("quiet"))
+    }
+
+    /// The error of an operation this transport does not offer.
+    fn unsupported(&self, operation: &'static str) -> Error {
+        Error::Unsupported {
+            transport: self.name(),
+            operation,
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The MPI transport (staged two-sided messages only): non-blocking sends (`MPI_Isend`, completed by
+//! `MPI_Test`) and matched probes (`MPI_Improbe` + `MPI_Mrecv`) on a
+//! duplicate of `MPI_COMM_WORLD`, so that the program's own MPI traffic
+//! never mixes with the runtime's. Channels are MPI tags. Needs
+//! `MPI_THREAD_MULTIPLE`: the progress thread sends while the receive
+//! thread receives.
+//!
+//! Payloads are staged in host memory: neither Debian's nor Ubuntu's
+//! OpenMPI is CUDA-aware, and a CUDA-aware MPI would copy synchronously
+//! against the running persistent kernel unless configured otherwise.
+
+use super::Transport;
+use crate::error::{Error, Result};
+use mpi_sys as ffi;
+use std::ffi::c_int;
+use std::mem::MaybeUninit;
+use std::sync::Mutex;
+
+pub(crate) struct MpiTransport {
+    comm: ffi::MPI_Comm,
+    rank: u32,
+    size: u32,
+    /// Sends in flight, with the buffers they read from.
+    pending: Mutex<Vec<(ffi::MPI_Request, Vec<u8>)>>,
+}
+
+// SAFETY: MPI handles are plain values; MPI_THREAD_MULTIPLE makes every call
+// thread-safe, and `pending` is behind a mutex.
+unsafe impl Send for MpiTransport {}
+// SAFETY: as above.
+unsafe impl Sync for MpiTransport {}
+
+fn check(call: &'static str, code: c_int) -> Result<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Error::Network {
+            call,
+            reason: format!("MPI error code {code}"),
+        })
+    }
+}
+
+extern "C" fn finalize_at_exit() {
+    let mut finalized = 0;
+    // SAFETY: plain queries and the final call, once, at process exit.
+    unsafe {
+        ffi::MPI_Finalized(&mut finalized);
+        if finalized == 0 {
+            ffi::MPI_Finalize();
+        }
+    }
+}
+
+extern "C" {
+    fn atexit(f: extern "C" fn()) -> c_int;
+}
+
+impl MpiTransport {
+    pub(crate) fn init() -> Result<Self> {
+        let mut initialized = 0;
+        let mut provided = 0;
+        // SAFETY: MPI's init protocol; the program may have initialised MPI itself.
+        unsafe {
+            check("MPI_Initialized", ffi::MPI_Initialized(&mut initialized))?;
+            if initialized == 0 {
+                check(
+                    "MPI_Init_thread",
+                    ffi::MPI_Init_thread(
+                        std::ptr::null_mut(),
+                        std::ptr::null_mut(),
+                        ffi::RSMPI_THREAD_MULTIPLE,
+                        &mut provided,
+                    ),
+                )?;
+                atexit(finalize_at_exit);
+            } else {
+                check("MPI_Query_thread", ffi::MPI_Query_thread(&mut provided))?;
+            }
+            if provided < ffi::RSMPI_THREAD_MULTIPLE {
+                return Err(Error::Network {
+                    call: "MPI_Init_thread",
+                    reason: format!("the MPI library provides thread level {provided}, but dcuda needs MPI_THREAD_MULTIPLE ({}); use an MPI built with thread support", ffi::RSMPI_THREAD_MULTIPLE),
+                });
+            }
+            let mut comm = MaybeUninit::uninit();
+            check(
+                "MPI_Comm_dup",
+                ffi::MPI_Comm_dup(ffi::RSMPI_COMM_WORLD, comm.as_mut_ptr()),
+            )?;
+            let comm = comm.assume_init();
+            let (mut rank, mut size) = (0, 0);
+            check("MPI_Comm_rank", ffi::MPI_Comm_rank(comm, &mut rank))?;
+            check("MPI_Comm_size", ffi::MPI_Comm_size(comm, &mut size))?;
+            Ok(MpiTransport {
+                comm,
+                rank: rank as u32,
+                size: size as u32,
+                pending: Mutex::new(Vec::new()),
+            })
+        }
+    }
+}
+
+impl Transport for MpiTransport {
+    fn name(&self) -> &'static str {
+        "MPI"
+    }
+
+    fn process(&self) -> u32 {
+        self.rank
+    }
+
+    fn processes(&self) -> u32 {
+        self.size
+    }
+
+    fn send(&self, to: u32, channel: u32, data: Vec<u8>) -> Result<()> {
+        let len = c_int::try_from(data.len()).map_err(|_| Error::Network {
+            call: "MPI_Isend",
+            reason: format!("message of {} bytes is too large", data.len()),
+        })?;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut request = MaybeUninit::uninit();
+        // SAFETY: the buffer stays alive (in `pending`) until the send completes.
+        unsafe {
+            check(
+                "MPI_Isend",
+                ffi::MPI_Isend(
+                    data.as_ptr() as *const _,
+                    len,
+                    ffi::RSMPI_UINT8_T,
+                    to as c_int,
+                    channel as c_int,
+                    self.comm,
+                    request.as_mut_ptr(),
+                ),
+            )?;
+            pending.push((request.assume_init(), data));
+        }
+        Ok(())
+    }
+
+    fn progress(&self) -> Result<usize> {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut i = 0;
+        while i < pending.len() {
+            let mut done = 0;
+            // SAFETY: a live request of ours.
+            unsafe {
+                check(
+                    "MPI_Test",
+                    ffi::MPI_Test(&mut pending[i].0, &mut done, ffi::RSMPI_STATUS_IGNORE),
+                )?
+            };
+            if done != 0 {
+                pending.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(pending.len())
+    }
+
+    fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>> {
+        let mut found = 0;
+        let mut message = MaybeUninit::uninit();
+        let mut status = MaybeUninit::<ffi::MPI_Status>::uninit();
+        // SAFETY: a matched probe, then a receive of exactly that message.
+        unsafe {
+            check(
+                "MPI_Improbe",
+                ffi::MPI_Improbe(
+                    ffi::RSMPI_ANY_SOURCE,
+                    channel as c_int,
+                    self.comm,
+                    &mut found,
+                    message.as_mut_ptr(),
+                    status.as_mut_ptr(),
+                ),
+            )?;
+            if found == 0 {
+                return Ok(None);
+            }
+            let mut status = status.assume_init();
+            let mut count = 0;
+            check(
+                "MPI_Get_count",
+                ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut count),
+            )?;
+            let mut data = vec![0u8; count as usize];
+            check(
+                "MPI_Mrecv",
+                ffi::MPI_Mrecv(
+                    data.as_mut_ptr() as *mut _,
+                    count,
+                    ffi::RSMPI_UINT8_T,
+                    message.as_mut_ptr(),
+                    &mut status,
+                ),
+            )?;
+            Ok(Some((status.MPI_SOURCE as u32, data)))
+        }
+    }
+
+    fn abort(&self, message: &str) -> ! {
+        eprintln!("{message}");
+        // SAFETY: ends the job.
+        unsafe { ffi::MPI_Abort(ffi::RSMPI_COMM_WORLD, 1) };
+        std::process::exit(1)
+    }
+}

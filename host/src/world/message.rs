@@ -1,0 +1,273 @@
+//! The messages between the hosts of a run, as one typed enum with one
+//! encoder and one decoder.
+//!
+//! Layout: `[payload][fields][fields length: u32][kind: u8]`. The fields go
+//! after the payload, so a put's data is staged straight into the message
+//! buffer and a received payload is used where it lies; nothing is copied
+//! to make room for a header. Decoding checks every length and kind, and
+//! rejects a malformed message with an error instead of trusting it.
+
+use super::wire::{Reader, Writer};
+use crate::error::{Error, Result};
+use dcuda_device::abi::{WindowEntry, NO_TAG};
+
+/// A window entry as sent at window exchange, with an IPC handle where the
+/// memory can be mapped by a peer.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SharedEntry {
+    pub entry: WindowEntry,
+    pub ipc: Option<([u8; 64], u64)>,
+}
+
+/// What one process tells the others before a run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Setup {
+    pub ranks: u32,
+    pub node: u32,
+    /// Its GPU's PCI bus id (empty for the emulator).
+    pub pci: String,
+    /// IPC handle and offset of its notification counters (GPU only).
+    pub counters: Option<([u8; 64], u64)>,
+}
+
+/// A message; `D` is the payload: owned to send, borrowed when received.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Message<D> {
+    /// A piece of a put (or a notification without data) from world rank
+    /// `source` to `target`; `tag` on the last piece only.
+    Put {
+        source: u32,
+        target: u32,
+        window: u32,
+        offset: u64,
+        tag: Option<u32>,
+        data: D,
+    },
+    /// A get by world rank `source` of `bytes` into its `local` address.
+    Get {
+        source: u32,
+        target: u32,
+        window: u32,
+        offset: u64,
+        bytes: u64,
+        local: u64,
+        tag: Option<u32>,
+    },
+    /// A piece of a get's data, for device rank `rank` of the requester.
+    GetReply {
+        rank: u32,
+        local: u64,
+        last: bool,
+        data: D,
+    },
+    /// A process's setup.
+    Setup(Setup),
+    /// A world sync: data messages sent to the receiver, and a window's
+    /// entries at window exchange.
+    Sync {
+        seq: u32,
+        sent: u64,
+        window: Option<(u32, Vec<SharedEntry>)>,
+    },
+    /// The sender failed.
+    Abort(String),
+}
+
+const PUT: u8 = 1;
+const GET: u8 = 2;
+const GET_REPLY: u8 = 3;
+const SETUP: u8 = 10;
+const SYNC: u8 = 11;
+const ABORT: u8 = 12;
+
+fn tag_word(tag: Option<u32>) -> u32 {
+    tag.unwrap_or(NO_TAG)
+}
+
+fn tag_of(word: u32) -> Option<u32> {
+    (word != NO_TAG).then_some(word)
+}
+
+impl Message<Vec<u8>> {
+    /// The message's bytes; the payload's buffer becomes the message's.
+    pub fn encode(self) -> Vec<u8> {
+        let (kind, payload, fields) = match self {
+            Message::Put {
+                source,
+                target,
+                window,
+                offset,
+                tag,
+                data,
+            } => {
+                let w = Writer::default().u32(source).u32(target).u32(window);
+                (PUT, data, w.u64(offset).u32(tag_word(tag)))
+            }
+            Message::Get {
+                source,
+                target,
+                window,
+                offset,
+                bytes,
+                local,
+                tag,
+            } => {
+                let w = Writer::default().u32(source).u32(target).u32(window);
+                let w = w.u64(offset).u64(bytes).u64(local).u32(tag_word(tag));
+                (GET, Vec::new(), w)
+            }
+            Message::GetReply {
+                rank,
+                local,
+                last,
+                data,
+            } => {
+                let w = Writer::default().u32(rank).u64(local).u8(last as u8);
+                (GET_REPLY, data, w)
+            }
+            Message::Setup(s) => {
+                let w = Writer::default()
+                    .u32(s.ranks)
+                    .u32(s.node)
+                    .bytes(s.pci.as_bytes());
+                (SETUP, Vec::new(), put_ipc(w, s.counters))
+            }
+            Message::Sync { seq, sent, window } => {
+                let mut w = Writer::default().u32(seq).u64(sent);
+                match window {
+                    None => w = w.u8(0),
+                    Some((id, entries)) => {
+                        w = w.u8(1).u32(id).u32(entries.len() as u32);
+                        for e in &entries {
+                            w = put_ipc(w.bytes(bytemuck::bytes_of(&e.entry)), e.ipc);
+                        }
+                    }
+                }
+                (SYNC, Vec::new(), w)
+            }
+            Message::Abort(text) => (ABORT, Vec::new(), Writer::default().bytes(text.as_bytes())),
+        };
+        let mut out = payload;
+        let fields = fields.0;
+        out.extend_from_slice(&fields);
+        out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
+        out.push(kind);
+        out
+    }
+}
+
+fn malformed(reason: impl Into<String>) -> Error {
+    Error::Network {
+        call: "decode",
+        reason: reason.into(),
+    }
+}
+
+impl<'a> Message<&'a [u8]> {
+    /// Decodes a message; the payload is borrowed from `bytes`.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self> {
+        let [rest @ .., l0, l1, l2, l3, kind] = bytes else {
+            return Err(malformed(format!("a message of {} bytes", bytes.len())));
+        };
+        let len = u32::from_le_bytes([*l0, *l1, *l2, *l3]) as usize;
+        let Some(split) = rest.len().checked_sub(len) else {
+            return Err(malformed(format!(
+                "fields of {len} bytes in a message of {} bytes",
+                bytes.len()
+            )));
+        };
+        let (payload, fields) = rest.split_at(split);
+        let mut r = Reader::new(fields, "message");
+        let no_payload = |m: Self| {
+            if payload.is_empty() {
+                Ok(m)
+            } else {
+                Err(malformed(format!("message kind {kind} with a payload")))
+            }
+        };
+        let m = match *kind {
+            PUT => Message::Put {
+                source: r.u32()?,
+                target: r.u32()?,
+                window: r.u32()?,
+                offset: r.u64()?,
+                tag: tag_of(r.u32()?),
+                data: payload,
+            },
+            GET => no_payload(Message::Get {
+                source: r.u32()?,
+                target: r.u32()?,
+                window: r.u32()?,
+                offset: r.u64()?,
+                bytes: r.u64()?,
+                local: r.u64()?,
+                tag: tag_of(r.u32()?),
+            })?,
+            GET_REPLY => Message::GetReply {
+                rank: r.u32()?,
+                local: r.u64()?,
+                last: r.u8()? != 0,
+                data: payload,
+            },
+            SETUP => no_payload(Message::Setup(Setup {
+                ranks: r.u32()?,
+                node: r.u32()?,
+                pci: String::from_utf8_lossy(r.bytes()?).into_owned(),
+                counters: get_ipc(&mut r)?,
+            }))?,
+            SYNC => {
+                let (seq, sent) = (r.u32()?, r.u64()?);
+                let window = match r.u8()? {
+                    0 => None,
+                    1 => {
+                        let id = r.u32()?;
+                        let n = r.u32()? as usize;
+                        let mut entries = Vec::with_capacity(n.min(fields.len()));
+                        for _ in 0..n {
+                            let raw = r.bytes()?;
+                            let entry = bytemuck::try_pod_read_unaligned(raw)
+                                .map_err(|_| malformed("a window entry of the wrong size"))?;
+                            entries.push(SharedEntry {
+                                entry,
+                                ipc: get_ipc(&mut r)?,
+                            });
+                        }
+                        Some((id, entries))
+                    }
+                    other => return Err(malformed(format!("sync flag {other}"))),
+                };
+                no_payload(Message::Sync { seq, sent, window })?
+            }
+            ABORT => no_payload(Message::Abort(
+                String::from_utf8_lossy(r.bytes()?).into_owned(),
+            ))?,
+            other => return Err(malformed(format!("unknown message kind {other}"))),
+        };
+        r.finish()?;
+        Ok(m)
+    }
+}
+
+fn put_ipc(w: Writer, ipc: Option<([u8; 64], u64)>) -> Writer {
+    match ipc {
+        None => w.u8(0),
+        Some((h, off)) => w.u8(1).bytes(&h).u64(off),
+    }
+}
+
+fn get_ipc(r: &mut Reader) -> Result<Option<([u8; 64], u64)>> {
+    match r.u8()? {
+        0 => Ok(None),
+        1 => {
+            let h: [u8; 64] = r
+                .bytes()?
+                .try_into()
+                .map_err(|_| malformed("an IPC handle of the wrong size"))?;
+            Ok(Some((h, r.u64()?)))
+        }
+        other => Err(malformed(format!("IPC flag {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+//! One run across the processes of a job: the setup exchange that numbers
+//! the world's ranks and picks a route to every process ([`setup`]), the
+//! accesses the hosts move for their ranks ([`transfer`]), the receive
+//! thread that delivers them ([`receive`]), world syncs and window exchange
+//! ([`sync`]) and abort, all as typed [`message`]s over the job's
+//! transport.
+//!
+//! A world sync is a counted barrier: each host tells every other how many
+//! data messages it has sent it, and waits until all have arrived and it
+//! has received all that it was told of. So every access issued before a
+//! barrier is delivered when the barrier ends, whatever order the
+//! transport keeps between channels.
+
+mod message;
+mod receive;
+mod setup;
+mod sync;
+mod transfer;
+mod wire;
+
+pub(crate) use setup::RunMemory;
+pub(crate) use sync::Syncs;
+
+use crate::runtime::Runtime;
+use crate::transport::Job;
+use dcuda_device::abi::{Route, WindowEntry};
+use message::Message;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// The world of one run, shared by the progress and receive threads.
+pub(crate) struct World {
+    pub job: Job,
+    runtime: Runtime,
+    /// The run's data and control channels.
+    data: u32,
+    control: u32,
+    /// World rank of every process's rank 0, and one past the last.
+    pub firsts: Vec<u32>,
+    /// How this process reaches every process.
+    pub routes: Mutex<Vec<Route>>,
+    /// Addresses (here) of each direct peer's notification counters.
+    pub peer_counters: Vec<u64>,
+    /// Data messages sent to / received from each process.
+    sent: Vec<AtomicU64>,
+    received: Vec<AtomicU64>,
+    /// This process's window entries as of the last exchange: the receive
+    /// thread checks accesses against them. `[MAX_WINDOWS][ranks]`.
+    mirror: Mutex<Vec<WindowEntry>>,
+    /// Host-mapped counters: remote notifications `[ranks][TAGS]` and
+    /// host-completed accesses `[ranks]` (host addresses).
+    remote_counters: usize,
+    host_done: usize,
+    /// Device flag telling the ranks to read their remote counters; set
+    /// before the first remote notification.
+    remote_active: u64,
+    remote_seen: AtomicBool,
+    /// The first failure seen: (process, message); `failed` says whether
+    /// there is one without taking the lock (the progress loop asks often).
+    failure: Mutex<Option<(u32, String)>>,
+    failed: AtomicBool,
+    /// Control messages the receive thread passes to the progress thread.
+    control_rx: Mutex<mpsc::Receiver<(u32, Vec<u8>)>>,
+    control_tx: Mutex<mpsc::Sender<(u32, Vec<u8>)>>,
+    stop: AtomicBool,
+    /// Peer allocations mapped here (IPC), unmapped when the run ends.
+    mappings: Mutex<HashMap<(u32, [u8; 64]), u64>>,
+    /// Device addresses of the run's window table and peer table.
+    table: u64,
+    peers: u64,
+}
+
+impl World {
+    /// This process's index.
+    pub fn me(&self) -> u32 {
+        self.job.process()
+    }
+
+    fn processes(&self) -> u32 {
+        self.job.processes()
+    }
+
+    /// Ranks in the world.
+    pub fn size(&self) -> u32 {
+        *self.firsts.last().unwrap_or(&0)
+    }
+
+    /// World rank of this process's rank 0.
+    pub fn first(&self) -> u32 {
+        self.firsts[self.me() as usize]
+    }
+
+    fn ranks(&self) -> u32 {
+        self.firsts[self.me() as usize + 1] - self.first()
+    }
+
+    /// The process holding world rank `world` (`None` outside the world).
+    pub fn process_of(&self, world: u32) -> Option<u32> {
+        if world >= self.size() {
+            return None;
+        }
+        Some((self.firsts.partition_point(|&f| f <= world) - 1) as u32)
+    }
+
+    fn others(&self) -> impl Iterator<Item = u32> + '_ {
+        let me = self.me();
+        (0..self.processes()).filter(move |&p| p != me)
+    }
+
+    /// Tells the world where the run put its window and peer tables.
+    pub fn attach(&mut self, table: u64, peers: u64) {
+        self.table = table;
+        self.peers = peers;
+    }
+
+    /// Records the first failure of the run.
+    pub fn fail(&self, process: u32, message: String) {
+        let mut f = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if f.is_none() {
+            *f = Some((process, message));
+            self.failed.store(true, Ordering::Release);
+        }
+    }
+
+    /// The first failure, if any.
+    pub fn failure(&self) -> Option<(u32, String)> {
+        if !self.failed.load(Ordering::Acquire) {
+            return None;
+        }
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Tells every other process that this one failed.
+    pub fn broadcast_abort(&self, message: &str) {
+        for p in self.others() {
+            let msg = Message::Abort(message.to_string()).encode();
+            let _ = self.job.transport.send(p, self.control, msg);
+        }
+        // Give the messages a moment to leave before the run's end.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while matches!(self.job.transport.progress(), Ok(n) if n > 0)
+            && std::time::Instant::now() < until
+        {
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        if let Some(peers) = self.runtime.device.peers() {
+            for (_, a) in self
+                .mappings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain()
+            {
+                peers.ipc_close(a);
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The receive thread: what other processes send. Data is checked against
+//! this process's own window table before it is written; control messages
+//! go to the progress thread.
+
+use super::message::Message;
+use super::setup::peer_error;
+use super::transfer::pieces;
+use super::World;
+use crate::error::Result;
+use dcuda_device::abi::{counter_index, WindowEntry, MAX_WINDOWS, NO_WINDOW, TAGS};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+impl World {
+    /// Starts the receive thread.
+    pub fn start_receiver(self: &Arc<Self>) -> std::thread::JoinHandle<()> {
+        let world = self.clone();
+        std::thread::Builder::new()
+            .name("dcuda-receive".into())
+            .spawn(move || world.receive_loop())
+            .expect("cannot start the receive thread")
+    }
+
+    /// Stops the receive thread (after the run's last sync).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+    }
+
+    fn receive_loop(&self) {
+        let mut idle = 0u32;
+        let tx = self
+            .control_tx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let transport = &self.job.transport;
+        while !self.stop.load(Ordering::Acquire) {
+            let mut busy = false;
+            match transport.try_recv(self.data) {
+                Ok(Some((from, msg))) => {
+                    busy = true;
+                    if let Err(e) = self.deliver(from, &msg) {
+                        self.fail(self.me(), e.to_string());
+                    }
+                    if let Some(r) = self.received.get(from as usize) {
+                        r.fetch_add(1, Ordering::Release);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => self.fail(self.me(), e.to_string()),
+            }
+            match transport.try_recv(self.control) {
+                Ok(Some(m)) => {
+                    busy = true;
+                    let _ = tx.send(m);
+                }
+                Ok(None) => {}
+                Err(e) => self.fail(self.me(), e.to_string()),
+            }
+            if let Err(e) = transport.progress() {
+                self.fail(self.me(), e.to_string());
+            }
+            idle = if busy { 0 } else { idle.saturating_add(1) };
+            if idle > 10_000 {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// The device rank of world rank `target`, if it is one of this
+    /// process's.
+    fn local_rank(&self, from: u32, target: u32) -> Result<u32> {
+        target
+            .checked_sub(self.first())
+            .filter(|&dev| dev < self.ranks())
+            .ok_or_else(|| {
+                peer_error(
+                    "receive",
+                    format!("process {from} sent an access for world rank {target}, which is not on process {}", self.me()),
+                )
+            })
+    }
+
+    /// The window entry of local world rank `target` for an access of
+    /// `bytes` at `offset`, checked.
+    fn checked_entry(
+        &self,
+        source: u32,
+        target: u32,
+        window: u32,
+        offset: u64,
+        bytes: u64,
+    ) -> Result<WindowEntry> {
+        let dev = (target - self.first()) as usize;
+        let entry = if (window as usize) < MAX_WINDOWS {
+            let mirror = self.mirror.lock().unwrap_or_else(|e| e.into_inner());
+            mirror[window as usize * self.ranks() as usize + dev]
+        } else {
+            WindowEntry::default()
+        };
+        if entry.live == 0 {
+            return Err(peer_error("remote access", format!("rank {source} accessed window {window} of rank {target}, which is not live there")));
+        }
+        if offset
+            .checked_add(bytes)
+            .is_none_or(|end| end > entry.bytes)
+        {
+            return Err(peer_error("remote access", format!("rank {source} accessed bytes {offset}..{} of window {window} of rank {target}, which has {} bytes", offset.saturating_add(bytes), entry.bytes)));
+        }
+        Ok(entry)
+    }
+
+    /// Counts notification `tag` for local world rank `target`.
+    fn notify_local(&self, target: u32, tag: Option<u32>) -> Result<()> {
+        let Some(tag) = tag else {
+            return Ok(());
+        };
+        if tag >= TAGS {
+            return Err(peer_error(
+                "receive",
+                format!("a notification with tag {tag}, out of range"),
+            ));
+        }
+        if !self.remote_seen.swap(true, Ordering::Relaxed) {
+            // Before the first count: the ranks start reading the counters.
+            self.runtime
+                .write_device(self.remote_active, &1u32.to_le_bytes())?;
+        }
+        let at = counter_index(target - self.first(), tag);
+        // SAFETY: the remote counters have `[ranks][TAGS]` entries, for the
+        // run, and `target` is one of this process's ranks.
+        unsafe { AtomicU32::from_ptr((self.remote_counters as *mut u32).add(at)) }
+            .fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    fn deliver(&self, from: u32, bytes: &[u8]) -> Result<()> {
+        match Message::decode(bytes)? {
+            Message::Put {
+                source,
+                target,
+                window,
+                offset,
+                tag,
+                data,
+            } => {
+                self.local_rank(from, target)?;
+                if window != NO_WINDOW {
+                    let e =
+                        self.checked_entry(source, target, window, offset, data.len() as u64)?;
+                    if !data.is_empty() {
+                        self.runtime.write_device(e.base + offset, data)?;
+                    }
+                }
+                self.notify_local(target, tag)
+            }
+            Message::Get {
+                source,
+                target,
+                window,
+                offset,
+                bytes,
+                local,
+                tag,
+            } => {
+                self.local_rank(from, target)?;
+                let e = self.checked_entry(source, target, window, offset, bytes)?;
+                let requester = source
+                    .checked_sub(self.firsts[from as usize])
+                    .ok_or_else(|| peer_error("receive", format!("process {from} asked for a get on behalf of world rank {source}, not one of its ranks")))?;
+                for (done, piece, last) in pieces(bytes) {
+                    let mut data = vec![0u8; piece as usize];
+                    self.runtime
+                        .read_device(e.base + offset + done, &mut data)?;
+                    let reply = Message::GetReply {
+                        rank: requester,
+                        local: local + done,
+                        last,
+                        data,
+                    };
+                    self.send_data(from, reply.encode())?;
+                }
+                self.notify_local(target, tag)
+            }
+            Message::GetReply {
+                rank,
+                local,
+                last,
+                data,
+            } => {
+                if rank >= self.ranks() {
+                    return Err(peer_error(
+                        "receive",
+                        format!(
+                            "process {from} replied to device rank {rank}, which does not exist"
+                        ),
+                    ));
+                }
+                if !data.is_empty() {
+                    self.runtime.write_device(local, data)?;
+                }
+                if last {
+                    self.complete(rank);
+                }
+                Ok(())
+            }
+            other => Err(peer_error(
+                "receive",
+                format!(
+                    "process {from} sent a control message on the data channel: {:?}",
+                    kind(&other)
+                ),
+            )),
+        }
+    }
+}
+
+fn kind<D>(m: &Message<D>) -> &'static str {
+    match m {
+        Message::Put { .. } => "put",
+        Message::Get { .. } => "get",
+        Message::GetReply { .. } => "get reply",
+        Message::Setup(_) => "setup",
+        Message::Sync { .. } => "sync",
+        Message::Abort(_) => "abort",
+    }
+}

@@ -1,0 +1,146 @@
+//! The setup of a run's world: every process tells the others its ranks,
+//! node, GPU and counters, and each picks a route to every other.
+
+use super::message::{Message, Setup};
+use super::World;
+use crate::error::{Error, Result};
+use crate::runtime::Runtime;
+use crate::transport::{all_gather, Job, RUN_CHANNELS};
+use dcuda_device::abi::{Route, WindowEntry, MAX_WINDOWS};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// Runs started by this process; every process starts the same runs in
+/// the same order, so the count names a run across the job.
+static RUNS: AtomicU32 = AtomicU32::new(0);
+
+/// Set `DCUDA_PEER_ACCESS=0` to send all traffic between GPUs of a node
+/// through the transport (for tests and comparison).
+fn peer_access_allowed() -> bool {
+    !matches!(
+        std::env::var("DCUDA_PEER_ACCESS").as_deref().map(str::trim),
+        Ok("0") | Ok("off") | Ok("no") | Ok("false")
+    )
+}
+
+pub(super) fn peer_error(call: &'static str, reason: String) -> Error {
+    Error::Network { call, reason }
+}
+
+/// This process's memory that the world needs to know: device addresses
+/// of the notification counters and the remote-active flag, host addresses
+/// of the host-written counters.
+pub(crate) struct RunMemory {
+    pub counters: u64,
+    pub remote_counters: usize,
+    pub host_done: usize,
+    pub remote_active: u64,
+}
+
+impl World {
+    /// Exchanges setup with every process (all of them start the same run
+    /// now) and decides routes.
+    pub fn setup(job: Job, runtime: &Runtime, ranks: u32, memory: RunMemory) -> Result<World> {
+        let run = RUNS.fetch_add(1, Ordering::Relaxed);
+        // Channels of this run; MPI guarantees tags up to 32767. Setup has
+        // its own: a process that is done with it may already send control
+        // messages while another still gathers setups.
+        let setup = RUN_CHANNELS + 3 * (run % 10000);
+        let (data, control) = (setup + 1, setup + 2);
+        let peers = runtime.device.peers();
+        let me = Setup {
+            ranks,
+            node: job.node(),
+            pci: match peers {
+                Some(p) => p.pci_bus_id()?,
+                None => String::new(),
+            },
+            counters: peers.and_then(|p| p.ipc_export(memory.counters).ok()),
+        };
+        let all = all_gather(&*job.transport, setup, Message::Setup(me).encode())?;
+        let mut setups = Vec::new();
+        for (p, msg) in all.iter().enumerate() {
+            match Message::decode(msg)? {
+                Message::Setup(s) => setups.push(s),
+                _ => return Err(peer_error("setup", format!("process {p} sent no setup"))),
+            }
+        }
+        let mut firsts = vec![0u32];
+        for s in &setups {
+            firsts.push(firsts.last().unwrap_or(&0) + s.ranks);
+        }
+        let n = setups.len();
+        let (tx, rx) = mpsc::channel();
+        let world = World {
+            runtime: runtime.clone(),
+            data,
+            control,
+            firsts,
+            routes: Mutex::new(vec![Route::Host; n]),
+            peer_counters: vec![0; n],
+            sent: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            received: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            mirror: Mutex::new(vec![WindowEntry::default(); MAX_WINDOWS * ranks as usize]),
+            remote_counters: memory.remote_counters,
+            host_done: memory.host_done,
+            remote_active: memory.remote_active,
+            remote_seen: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
+            control_rx: Mutex::new(rx),
+            control_tx: Mutex::new(tx),
+            stop: AtomicBool::new(false),
+            mappings: Mutex::new(HashMap::new()),
+            table: 0,
+            peers: 0,
+            job,
+        };
+        world.choose_routes(&setups)
+    }
+
+    /// Same device: local; another GPU of this node that this one can map:
+    /// direct (unless `DCUDA_PEER_ACCESS=0`); anything else: the host.
+    fn choose_routes(mut self, setups: &[Setup]) -> Result<World> {
+        let me = self.me() as usize;
+        let mine = &setups[me];
+        let mut routes = vec![Route::Host; setups.len()];
+        routes[me] = Route::Local;
+        let runtime = self.runtime.clone();
+        if let Some(peers) = runtime.device.peers() {
+            for (p, s) in setups.iter().enumerate() {
+                if p == me || !peer_access_allowed() || s.node != mine.node || s.pci.is_empty() {
+                    continue;
+                }
+                if s.pci == mine.pci {
+                    return Err(peer_error("setup", format!("processes {me} and {p} both use GPU {}: a persistent kernel needs a GPU of its own (run at most one process per GPU)", s.pci)));
+                }
+                let (Some((handle, offset)), true) = (s.counters, peers.can_access_peer(&s.pci)?)
+                else {
+                    continue;
+                };
+                let base = self.map(p as u32, &handle)?;
+                self.peer_counters[p] = base + offset;
+                routes[p] = Route::Direct;
+            }
+        }
+        self.routes = Mutex::new(routes);
+        Ok(self)
+    }
+
+    /// Maps process `p`'s allocation `handle` here (once per run).
+    pub(super) fn map(&self, p: u32, handle: &[u8; 64]) -> Result<u64> {
+        let peers = self
+            .runtime
+            .device
+            .peers()
+            .ok_or_else(|| peer_error("map", "direct routes need a GPU".into()))?;
+        let mut maps = self.mappings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&a) = maps.get(&(p, *handle)) {
+            return Ok(a);
+        }
+        let a = peers.ipc_open(handle)?;
+        maps.insert((p, *handle), a);
+        Ok(a)
+    }
+}

@@ -1,0 +1,121 @@
+//! The accesses this process's host moves for its ranks: puts staged in
+//! pieces, gets asked of the target's host, and their completion.
+
+use super::message::Message;
+use super::setup::peer_error;
+use super::World;
+use crate::error::Result;
+use dcuda_device::abi::{Transfer, NO_WINDOW};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Accesses larger than this are sent in pieces of this size, so that the
+/// staging copy of one piece overlaps the network transfer of the last.
+pub(crate) const CHUNK: usize = 1 << 20;
+
+/// `(start, length, last)` of the pieces a transfer of `bytes` is sent in
+/// (one empty piece for none).
+pub(super) fn pieces(bytes: u64) -> impl Iterator<Item = (u64, u64, bool)> {
+    let chunk = CHUNK as u64;
+    let n = bytes.div_ceil(chunk).max(1);
+    (0..n).map(move |i| {
+        let start = i * chunk;
+        (start, (bytes - start).min(chunk), i + 1 == n)
+    })
+}
+
+impl World {
+    pub(super) fn send_data(&self, to: u32, msg: Vec<u8>) -> Result<()> {
+        self.sent[to as usize].fetch_add(1, Ordering::Relaxed);
+        self.job.transport.send(to, self.data, msg)
+    }
+
+    /// The process of a target world rank named by a local rank's command.
+    fn target_process(&self, rank: u32, target: u32) -> Result<u32> {
+        self.process_of(target).ok_or_else(|| {
+            peer_error(
+                "command",
+                format!(
+                    "device rank {rank} addressed world rank {target}, but the world has {} ranks",
+                    self.size()
+                ),
+            )
+        })
+    }
+
+    /// Marks one more access of device rank `rank` complete.
+    pub(super) fn complete(&self, rank: u32) {
+        // SAFETY: `host_done` has one counter per rank, for the whole run;
+        // the caller checked `rank`.
+        unsafe { AtomicU32::from_ptr((self.host_done as *mut u32).add(rank as usize)) }
+            .fetch_add(1, Ordering::Release);
+    }
+
+    /// A put (or notification, `bytes == 0`) from device rank `rank`:
+    /// stages the source in pieces and sends them; the source may be
+    /// reused once all are staged. With `inline`, `t.local` holds the data
+    /// itself (at most 8 bytes).
+    pub fn put(&self, rank: u32, t: &Transfer, tag: Option<u32>, inline: bool) -> Result<()> {
+        let to = self.target_process(rank, t.target)?;
+        let source = self.first() + rank;
+        for (done, piece, last) in pieces(t.bytes) {
+            let mut data = vec![0u8; piece as usize];
+            if inline {
+                data.copy_from_slice(&t.local.to_le_bytes()[..piece as usize]);
+            } else if piece > 0 {
+                self.runtime.read_device(t.local + done, &mut data)?;
+            }
+            let msg = Message::Put {
+                source,
+                target: t.target,
+                window: t.window,
+                offset: t.offset + done,
+                tag: if last { tag } else { None },
+                data,
+            };
+            self.send_data(to, msg.encode())?;
+        }
+        self.complete(rank);
+        Ok(())
+    }
+
+    /// A notification without data from device rank `rank`.
+    pub fn notify(&self, rank: u32, target: u32, tag: u32) -> Result<()> {
+        let t = Transfer {
+            target,
+            window: NO_WINDOW,
+            ..Transfer::default()
+        };
+        self.put(rank, &t, Some(tag), false)
+    }
+
+    /// A get by device rank `rank`: asks the target's host for the data.
+    pub fn get(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        let msg = Message::Get {
+            source: self.first() + rank,
+            target: t.target,
+            window: t.window,
+            offset: t.offset,
+            bytes: t.bytes,
+            local: t.local,
+            tag,
+        };
+        self.send_data(self.target_process(rank, t.target)?, msg.encode())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_the_transfer_once() {
+        assert_eq!(pieces(0).collect::<Vec<_>>(), vec![(0, 0, true)]);
+        assert_eq!(pieces(5).collect::<Vec<_>>(), vec![(0, 5, true)]);
+        let c = CHUNK as u64;
+        assert_eq!(
+            pieces(2 * c + 3).collect::<Vec<_>>(),
+            vec![(0, c, false), (c, c, false), (2 * c, 3, true)]
+        );
+        assert_eq!(pieces(c).collect::<Vec<_>>(), vec![(0, c, true)]);
+    }
+}

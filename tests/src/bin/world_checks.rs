@@ -1,0 +1,235 @@
+//! Checks of the runtime across processes; run it under `mpirun -np N`
+//! (`examples/tests/world.rs` does, on the emulator). Every process runs
+//! the same kernels as the single-device tests, with an uneven number of
+//! ranks per process, and checks its own ranks' results against what the
+//! world's ranks must have sent. Exits non-zero on the first mismatch.
+//!
+//! `world_checks abort` instead runs a kernel in which world rank 1 makes a
+//! bad call while every other rank waits in a world barrier: the process of
+//! rank 1 must report the call, every other process must report that
+//! process's failure, and none may hang.
+
+use dcuda::{DeviceBuffer, Error, Module, RunConfig, Runtime};
+use dcuda_rank_kernels::runtime_checks::*;
+
+type Check = Result<(), String>;
+/// A named check.
+type Named<'a> = (&'static str, Box<dyn Fn() -> Check + 'a>);
+
+struct Run<'a> {
+    module: &'a Module,
+    rt: &'a Runtime,
+    ranks: u32,
+    first: u32,
+    world: u32,
+}
+
+impl Run<'_> {
+    fn buffers(&self, words: u32) -> (DeviceBuffer<u32>, DeviceBuffer<u32>) {
+        let n = (self.ranks * words) as usize;
+        (self.rt.alloc(n).unwrap(), self.rt.alloc(n).unwrap())
+    }
+
+    fn run(
+        &self,
+        kernel: &dcuda::RankKernel<CheckArgs>,
+        words: u32,
+        rounds: u32,
+        case: u32,
+    ) -> dcuda::Result<Vec<u32>> {
+        let (data, out) = self.buffers(words);
+        let args = CheckArgs {
+            data: data.slice(),
+            out: out.slice(),
+            words,
+            rounds,
+            case,
+        };
+        let config = RunConfig::new(64).ranks(self.ranks);
+        // SAFETY: the buffers hold `words` per rank of this process.
+        unsafe { self.module.run(kernel, &config, &args) }?;
+        out.download()
+    }
+
+    /// Every local rank's words against `want(world rank, word)`.
+    fn expect(&self, what: &str, out: &[u32], words: u32, want: impl Fn(u32, u32) -> u32) -> Check {
+        for local in 0..self.ranks {
+            let me = self.first + local;
+            for k in 0..words {
+                let got = out[(local * words + k) as usize];
+                if got != want(me, k) {
+                    return Err(format!(
+                        "{what}: world rank {me} word {k}: got {got}, want {}",
+                        want(me, k)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ring(&self, words: u32, rounds: u32) -> Check {
+        let out = self
+            .run(&RING_EXCHANGE, words, rounds, 0)
+            .map_err(|e| e.to_string())?;
+        let n = self.world;
+        self.expect(
+            &format!("ring_exchange of {words} words"),
+            &out,
+            words,
+            |me, k| (me + n - 1) % n * 1000 + rounds - 1 + k,
+        )
+    }
+
+    fn notify(&self) -> Check {
+        let rounds = 30;
+        let out = self
+            .run(&ALL_NOTIFY, 2, rounds, 0)
+            .map_err(|e| e.to_string())?;
+        self.expect(
+            "all_notify",
+            &out,
+            2,
+            |_, k| if k == 0 { 0 } else { rounds },
+        )
+    }
+
+    fn get(&self) -> Check {
+        let words = 70;
+        let out = self
+            .run(&NEIGHBOUR_GET, words, 0, 0)
+            .map_err(|e| e.to_string())?;
+        let n = self.world;
+        self.expect("neighbour_get", &out, words, |me, k| {
+            (me + n - 1) % n * 7 + k
+        })
+    }
+
+    /// Timers and logs across processes: each host times the world-wide
+    /// phase and prints its own ranks' messages, named by world rank.
+    fn host_services(&self) -> Check {
+        let rounds = 10;
+        let (data, out) = self.buffers(1);
+        let args = CheckArgs {
+            data: data.slice(),
+            out: out.slice(),
+            words: 1,
+            rounds,
+            case: 0,
+        };
+        let config = RunConfig::new(64).ranks(self.ranks);
+        // SAFETY: the buffers hold one word per rank of this process.
+        let report = unsafe { self.module.run(&HOST_SERVICES, &config, &args) }
+            .map_err(|e| e.to_string())?;
+        if report.timers.len() != 1 || report.timers[0].id != 7 {
+            return Err(format!("timers: {:?}", report.timers));
+        }
+        let mut logged: Vec<u32> = report.logs.iter().map(|(r, _)| *r).collect();
+        logged.sort_unstable();
+        if logged != (0..self.ranks).collect::<Vec<_>>() {
+            return Err(format!("logs from device ranks {logged:?}"));
+        }
+        for (r, text) in &report.logs {
+            let world = self.first + r;
+            if !text.starts_with(&format!("rank {world} pinged {rounds} times")) {
+                return Err(format!("log of device rank {r}: {text}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Bad call `case` by world rank 1, the second rank of process 0
+    /// (which has two): process 0 must report `call` and `fault`, every
+    /// other process process 0's failure.
+    fn abort(&self, process: u32, case: u32, call: &str, fault: &str) -> Check {
+        match self.run(&BAD_CALL, 4, 0, case) {
+            Ok(_) => Err(format!("bad call {case} in the job went unreported")),
+            Err(Error::RankCall { message, .. }) if process == 0 => {
+                println!("world_checks: process 0 reports its rank's error: {message}");
+                if message.contains(call)
+                    && message.contains(fault)
+                    && message.contains("world rank 1")
+                {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "the error does not name the call ({call}), the fault ({fault}) and the world rank: {message}"
+                    ))
+                }
+            }
+            Err(Error::PeerFailed {
+                process: 0,
+                message,
+                ..
+            }) if process != 0 => {
+                println!("world_checks: process {process} reports process 0's failure: {message}");
+                if message.contains(fault) && message.contains("world rank 1") {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "the failure does not name the fault and the rank: {message}"
+                    ))
+                }
+            }
+            Err(other) => Err(format!("unexpected error: {other}")),
+        }
+    }
+
+    /// The bad calls that only a world of several processes rejects.
+    fn aborts(&self, process: u32) -> Check {
+        self.abort(process, 0, "put", "out of range")?;
+        self.abort(process, 8, "win_create", "matched windows")?;
+        // Shared memory as a source: the direct route copies it on the
+        // device; only the host route rejects it.
+        let direct = self.rt.backend() == dcuda::Backend::Gpu
+            && std::env::var("DCUDA_PEER_ACCESS").map_or(true, |v| v.trim() != "0");
+        if direct {
+            self.run(&BAD_CALL, 4, 0, 7)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        } else {
+            self.abort(process, 7, "put", "not in global memory")
+        }
+    }
+}
+
+fn main() {
+    let rt = Runtime::new().expect("runtime");
+    let module = rt.load(&dcuda_tests::rank_ptx()).expect("module");
+    let process = rt.job().map_or(0, |j| j.process());
+    // Uneven: 2 ranks on even processes, 3 on odd ones.
+    let ranks = 2 + process % 2;
+    let config = RunConfig::new(64).ranks(ranks);
+    let info = module
+        .rank_info(&RING_EXCHANGE, &config)
+        .expect("rank_info");
+    let run = Run {
+        module: &module,
+        rt: &rt,
+        ranks,
+        first: info.first_rank,
+        world: info.rank_count,
+    };
+    let abort = std::env::args().nth(1).as_deref() == Some("abort");
+    let checks: Vec<Named> = if abort {
+        vec![("abort", Box::new(|| run.aborts(process)))]
+    } else {
+        vec![
+            ("ring, small", Box::new(|| run.ring(300, 40))),
+            ("ring, pipelined", Box::new(|| run.ring(600_000, 3))),
+            ("notify", Box::new(|| run.notify())),
+            ("get", Box::new(|| run.get())),
+            ("timers and logs", Box::new(|| run.host_services())),
+        ]
+    };
+    for (name, check) in checks {
+        if let Err(e) = check() {
+            eprintln!("world_checks: process {process}: {name}: FAILED: {e}");
+            std::process::exit(1);
+        }
+    }
+    println!(
+        "world_checks: process {process} of {} ok ({} of {} world ranks, first {})",
+        info.process_count, ranks, info.rank_count, info.first_rank
+    );
+}

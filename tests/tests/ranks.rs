@@ -1,0 +1,120 @@
+//! Rank kernels: collectives, launch errors, and what the emulator catches
+//! at run time.
+
+use dcuda::{Backend, RunConfig, Runtime};
+use dcuda_rank_kernels::collectives::{
+    value, CollectiveArgs, MisuseArgs, HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS,
+};
+
+fn setup() -> (Runtime, dcuda::Module) {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    (rt, module)
+}
+
+#[test]
+fn reductions_scans_and_broadcast_for_every_warp_count() {
+    let (rt, module) = setup();
+    for threads in [32u32, 64, 96, 256, 1024] {
+        let ranks = 3u32;
+        let mut results = rt.alloc::<u32>((ranks * 4) as usize).unwrap();
+        let mut scans = rt.alloc::<u32>((ranks * threads) as usize).unwrap();
+        let args = CollectiveArgs {
+            results: results.as_mut_ptr(),
+            scans: scans.as_mut_ptr(),
+        };
+        // SAFETY: buffers sized for `ranks` ranks of `threads` threads.
+        unsafe {
+            module.run(
+                &INT_COLLECTIVES,
+                &RunConfig::new(threads).ranks(ranks),
+                &args,
+            )
+        }
+        .unwrap();
+        let results = results.download().unwrap();
+        let scans = scans.download().unwrap();
+        for r in 0..ranks {
+            let values: Vec<u32> = (0..threads).map(|t| value(r, t)).collect();
+            let got = &results[(r * 4) as usize..(r * 4 + 4) as usize];
+            let want = [
+                values.iter().sum(),
+                *values.iter().min().unwrap(),
+                *values.iter().max().unwrap(),
+                1000 * r,
+            ];
+            assert_eq!(
+                got, want,
+                "rank {r}, {threads} threads: sum, min, max, broadcast"
+            );
+            let prefix: Vec<u32> = values
+                .iter()
+                .scan(0, |acc, v| Some(*acc + v).inspect(|s| *acc = *s))
+                .collect();
+            assert_eq!(
+                &scans[(r * threads) as usize..((r + 1) * threads) as usize],
+                &prefix[..],
+                "rank {r}, {threads} threads: scan"
+            );
+        }
+    }
+}
+
+#[test]
+fn threads_per_rank_must_be_whole_warps() {
+    let (rt, module) = setup();
+    let mut out = rt.alloc::<u32>(4).unwrap();
+    let args = MisuseArgs {
+        out: out.as_mut_ptr(),
+    };
+    for threads in [0u32, 48, 2048] {
+        // SAFETY: rejected before launch.
+        let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(threads).ranks(2), &args) }
+            .err()
+            .unwrap();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("rank_panics") && msg.contains(&format!("got {threads}")),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn more_ranks_than_fit_is_an_error_not_a_hang() {
+    let (rt, module) = setup();
+    let max = module.max_ranks(&RANK_PANICS, 128).unwrap();
+    let mut out = rt.alloc::<u32>(1).unwrap();
+    let args = MisuseArgs {
+        out: out.as_mut_ptr(),
+    };
+    // SAFETY: rejected before launch.
+    let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(128).ranks(max + 1), &args) }
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("{} ranks", max + 1)) && msg.contains(&format!("at most {max}")),
+        "{msg}"
+    );
+}
+
+#[test]
+fn emulator_stops_a_hidden_thread_index_in_uniform_code() {
+    let (rt, module) = setup();
+    if rt.backend() != Backend::Emulator {
+        return; // On a GPU the read is legal PTX; only the emulator can see it.
+    }
+    let mut out = rt.alloc::<u32>(2).unwrap();
+    let args = MisuseArgs {
+        out: out.as_mut_ptr(),
+    };
+    // SAFETY: out has one element per rank.
+    let err =
+        unsafe { module.run(&HIDDEN_MISUSE, &RunConfig::new(32).ranks(2), &args) }.unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`thread_idx` called in uniform code of a rank kernel"),
+        "{msg}"
+    );
+}

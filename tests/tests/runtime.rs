@@ -1,0 +1,304 @@
+//! The single-GPU runtime: notified access, matching, barriers, host
+//! services, bad arguments and the watchdog. Runs on the emulator in CI and
+//! on the GPU under `scripts/gpu-run.sh`.
+
+use dcuda::{Error, Module, RunConfig, Runtime};
+use dcuda_rank_kernels::runtime_checks::*;
+use std::time::Duration;
+
+struct Buffers {
+    data: dcuda::DeviceBuffer<u32>,
+    out: dcuda::DeviceBuffer<u32>,
+    words: u32,
+}
+
+impl Buffers {
+    fn new(rt: &Runtime, ranks: u32, words: u32) -> Self {
+        let n = (ranks * words) as usize;
+        Buffers {
+            data: rt.alloc(n).unwrap(),
+            out: rt.alloc(n).unwrap(),
+            words,
+        }
+    }
+    fn args(&mut self, rounds: u32, case: u32) -> CheckArgs {
+        CheckArgs {
+            data: self.data.slice(),
+            out: self.out.slice(),
+            words: self.words,
+            rounds,
+            case,
+        }
+    }
+}
+
+fn setup() -> (Runtime, Module) {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    (rt, module)
+}
+
+#[test]
+fn ring_exchange_delivers_every_round_in_order() {
+    let (rt, module) = setup();
+    let (ranks, words, rounds) = (8u32, 300u32, 300u32);
+    let mut b = Buffers::new(&rt, ranks, words);
+    // SAFETY: buffers hold `words` per rank.
+    unsafe {
+        module.run(
+            &RING_EXCHANGE,
+            &RunConfig::new(64).ranks(ranks),
+            &b.args(rounds, 0),
+        )
+    }
+    .unwrap();
+    let out = b.out.download().unwrap();
+    for me in 0..ranks {
+        let from = (me + ranks - 1) % ranks;
+        for k in 0..words {
+            assert_eq!(
+                out[(me * words + k) as usize],
+                from * 1000 + rounds - 1 + k,
+                "rank {me} word {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn puts_at_every_alignment_copy_every_byte() {
+    let (rt, module) = setup();
+    // 100 words: 400 bytes, so every skew has an aligned middle, a head and
+    // a tail for a 32-thread rank.
+    let (words, rounds) = (100u32, 20u32);
+    let bytes = (words * 4) as usize;
+    let mut b = Buffers::new(&rt, 2, words);
+    let out = rt.alloc::<u32>(2 * rounds as usize * bytes / 4).unwrap();
+    let mut args = b.args(rounds, 0);
+    args.out = out.slice();
+    // SAFETY: `data` holds `words` per rank; `out` a window copy per round.
+    unsafe { module.run(&SKEWED_PUTS, &RunConfig::new(32).ranks(2), &args) }.unwrap();
+    let source: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    let got: Vec<u8> = out
+        .download()
+        .unwrap()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    // Rank 1's window starts as a copy of the same pattern; each put
+    // overwrites bytes from `k + shift` on with the source from `k` on.
+    let mut window = source.clone();
+    for round in 0..2 * rounds as usize {
+        let (k, shift) = (round / 2, round % 2);
+        let n = bytes - k - shift;
+        window[k + shift..k + shift + n].copy_from_slice(&source[k..k + n]);
+        assert_eq!(
+            &got[round * bytes..(round + 1) * bytes],
+            &window[..],
+            "put of {n} bytes from byte {k} to byte {}",
+            k + shift
+        );
+    }
+}
+
+#[test]
+fn notification_counters_survive_wrap_around() {
+    let (rt, module) = setup();
+    let (ranks, rounds) = (6u32, 40u32);
+    for start in [0u32, u32::MAX - 7, i32::MAX as u32 - 3] {
+        let mut b = Buffers::new(&rt, ranks, 2);
+        let config = RunConfig::new(32).ranks(ranks).notification_start(start);
+        // SAFETY: buffers hold 2 words per rank.
+        unsafe { module.run(&ALL_NOTIFY, &config, &b.args(rounds, 0)) }.unwrap();
+        let out = b.out.download().unwrap();
+        for me in 0..ranks as usize {
+            assert_eq!(
+                out[me * 2],
+                0,
+                "start {start:#x}: rank {me} consumed a notification that was never sent"
+            );
+            assert_eq!(out[me * 2 + 1], rounds, "start {start:#x}: rank {me}");
+        }
+    }
+}
+
+#[test]
+fn get_notify_reads_the_neighbour_and_tells_it() {
+    let (rt, module) = setup();
+    let (ranks, words) = (5u32, 70u32);
+    let mut b = Buffers::new(&rt, ranks, words);
+    // SAFETY: buffers hold `words` per rank.
+    unsafe {
+        module.run(
+            &NEIGHBOUR_GET,
+            &RunConfig::new(32).ranks(ranks),
+            &b.args(0, 0),
+        )
+    }
+    .unwrap();
+    let out = b.out.download().unwrap();
+    for me in 0..ranks {
+        let left = (me + ranks - 1) % ranks;
+        for k in 0..words {
+            assert_eq!(
+                out[(me * words + k) as usize],
+                left * 7 + k,
+                "rank {me} word {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn matching_by_source_window_and_tag_with_back_pressure() {
+    let (rt, module) = setup();
+    // Phase 1: 5 senders x 20 fit in the log of 128. Phase 2: 5 x 100
+    // notifications into it: senders must wait for room.
+    let (ranks, rounds, flood) = (6u32, 20u32, 100u32);
+    let mut b = Buffers::new(&rt, ranks, 8);
+    // SAFETY: buffers hold 8 words per rank.
+    unsafe {
+        module.run(
+            &MATCHING,
+            &RunConfig::new(32).ranks(ranks),
+            &b.args(rounds, flood),
+        )
+    }
+    .unwrap();
+    let out = b.out.download().unwrap();
+    assert_eq!(
+        out[0],
+        (ranks - 1) * rounds / 2,
+        "tag-2 notifications taken by source"
+    );
+    assert_eq!(
+        out[1],
+        (ranks - 1) * rounds / 2,
+        "tag-1 notifications taken by tag"
+    );
+    assert_eq!(
+        out[2],
+        (ranks - 1) * flood,
+        "every flooded notification arrived once"
+    );
+    assert_eq!(out[3], 0, "nothing is left to match");
+}
+
+#[test]
+fn host_services_timers_logging_and_round_trips() {
+    let (rt, module) = setup();
+    let (ranks, rounds) = (4u32, 25u32);
+    let mut b = Buffers::new(&rt, ranks, 1);
+    // SAFETY: buffers hold 1 word per rank.
+    let report = unsafe {
+        module.run(
+            &HOST_SERVICES,
+            &RunConfig::new(32).ranks(ranks),
+            &b.args(rounds, 0),
+        )
+    }
+    .unwrap();
+    assert_eq!(report.ranks, ranks);
+    assert_eq!(report.host_calls, (ranks * rounds) as u64);
+    assert_eq!(report.timers.len(), 1);
+    assert_eq!(report.timers[0].id, 7);
+    assert!(report.timers[0].elapsed <= report.elapsed);
+    let mut logged: Vec<u32> = report.logs.iter().map(|(r, _)| *r).collect();
+    logged.sort_unstable();
+    assert_eq!(logged, (0..ranks).collect::<Vec<_>>());
+    for (r, text) in &report.logs {
+        assert!(
+            text.starts_with(&format!("rank {r} pinged {rounds} times in ")),
+            "{text}"
+        );
+    }
+    let replies = b.out.download().unwrap();
+    assert!(
+        replies.iter().all(|&v| v >= rounds && v <= ranks * rounds),
+        "{replies:?}"
+    );
+    let (device, host) = report.memory_per_rank;
+    assert!(
+        device + host <= 64 * 1024,
+        "runtime memory per rank: {device} + {host} bytes"
+    );
+}
+
+#[test]
+fn watchdog_reports_who_waits_on_what() {
+    let (rt, module) = setup();
+    let mut b = Buffers::new(&rt, 3, 1);
+    let config = RunConfig::new(32)
+        .ranks(3)
+        .watchdog(Some(Duration::from_millis(800)));
+    // SAFETY: buffers hold 1 word per rank.
+    match unsafe { module.run(&DEADLOCK, &config, &b.args(0, 0)) } {
+        Err(Error::Watchdog { kernel, report }) => {
+            assert_eq!(kernel, "deadlock");
+            assert!(
+                report.contains("rank 0: wait_notifications(tag 5, count 1): 0 available"),
+                "{report}"
+            );
+            assert!(report.contains("rank 1: barrier over 3 ranks"), "{report}");
+        }
+        other => panic!("expected the watchdog, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_arguments_end_the_run_with_rank_call_and_values() {
+    let (rt, module) = setup();
+    let cases = [
+        "rank 1: put: target rank 7 is out of range: the communicator has 4 ranks",
+        "rank 1: put_notify: elements 15..17 are outside the target window of rank 0, which has 16 elements",
+        "rank 1: notify: tag 600 is out of range: tags are 0..256",
+        "rank 1: get: window 1 is not live (never created, or freed)",
+        "rank 1: wait_notifications: count 4294967295 exceeds the maximum 2147483647",
+        "rank 1: flush: window 1 is not live (never created, or freed)",
+        "rank 1: win_create: window base 0x",
+        // 7, 8: only across processes (world_checks).
+        "",
+        "",
+        "rank 1: notify: tag 300 is reserved for the library's own traffic (256..512); user tags are 0..256",
+        "rank 1: win_create: window memory 0x",
+    ];
+    for (case, want) in cases.iter().enumerate() {
+        if want.is_empty() {
+            continue;
+        }
+        let mut b = Buffers::new(&rt, 4, 16);
+        // SAFETY: buffers hold 16 words per rank; the bad call is checked before any access.
+        let result = unsafe {
+            module.run(
+                &BAD_CALL,
+                &RunConfig::new(32).ranks(4),
+                &b.args(0, case as u32),
+            )
+        };
+        match result {
+            Err(Error::RankCall { rank, message, .. }) => {
+                assert_eq!(rank, 1);
+                if want.ends_with("memory 0x") {
+                    assert!(
+                        message.starts_with(want)
+                            && message.contains(
+                                "is not in global memory: shared memory belongs to one rank"
+                            ),
+                        "case {case}: {message}"
+                    );
+                } else if want.ends_with("0x") {
+                    assert!(
+                        message.starts_with(want)
+                            && message.ends_with(
+                                "(8 bytes) is not aligned to its element type's 4 bytes"
+                            ),
+                        "case {case}: {message}"
+                    );
+                } else {
+                    assert_eq!(message, *want, "case {case}");
+                }
+            }
+            other => panic!("case {case}: expected a rank error, got {other:?}"),
+        }
+    }
+}
