@@ -14,12 +14,13 @@ rm -rf "$bundle"
 mkdir -p "$bundle/tests" "$bundle/examples"
 
 # Test binaries of the crates whose tests launch kernels.
-cargo test --release -p dcuda-examples --no-run --message-format=json 2>/dev/null \
+cargo test --release -p dcuda-tests -p dcuda-examples --no-run --message-format=json 2>/dev/null \
   | python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+    # Test targets only: the test harnesses of binaries hold no tests.
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"] and m["target"]["kind"] != ["bin"]:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do
       # examples_run starts the examples by their paths on this machine;
@@ -29,16 +30,25 @@ for line in sys.stdin:
       case $name in examples_run|world) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
     done
 
-cargo build --release -p dcuda-examples --bins
+cargo build --release -p dcuda-examples -p dcuda-tests --bins
 cargo build --release -p dcuda-bench
+# Applications: every package under apps/, with its baselines.
+for app in apps/*/; do
+  cargo build --release --manifest-path "$app/Cargo.toml" --bins
+done
 mkdir -p "$bundle/bench"
 cp target/release/bench target/release/bench_world "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu "$bundle/baselines/"
-for bin in examples/src/bin/*.rs; do
+for bin in examples/src/bin/*.rs tests/src/bin/*.rs apps/*/src/bin/*.rs; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"
 done
+# Benchmarks of an earlier commit (built by scripts/gpu-pack-before.sh), run
+# beside this one's on the same machine for a before/after comparison.
+if [ -d .gpu-before ]; then
+  cp -r .gpu-before "$bundle/bench-before"
+fi
 cp scripts/gpu-lib.sh scripts/gpu-run.sh scripts/gpu-world.sh "$bundle/"
 git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
 du -sh "$bundle"

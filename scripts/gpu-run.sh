@@ -29,6 +29,10 @@ done
 if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench ]; then
   run "bench" bench/bench --out "${OUT:-/tmp}/bench"
   sed -n '/^dcuda bench/,/^wrote/p' "$log"
+  # The earlier commit's benchmark on the same machine, for comparison.
+  if [ -x bench-before/bench ]; then
+    run "bench (before, $(cat bench-before/COMMIT))" bench-before/bench --out "${OUT:-/tmp}/bench-before"
+  fi
 fi
 
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70

@@ -33,12 +33,18 @@ for route in direct network; do
   run "world_checks ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks
   run "world_checks abort ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks abort
   run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
+  run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
 done
-grep -h "world_checks: process\|distributed_sum:" "$log" | head -20
+grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:" "$log" | head -20
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   run "bench_world (direct)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
   run "bench_world (network)" env DCUDA_PEER_ACCESS=0 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
+  if [ -x bench-before/bench_world ]; then
+    before=$(cat bench-before/COMMIT)
+    run "bench_world (direct, before $before)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench-before/bench_world --out "$out/bench-before"
+    run "bench_world (network, before $before)" env DCUDA_PEER_ACCESS=0 "${mpirun_[@]}" bench-before/bench_world --out "$out/bench-before"
+  fi
   nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
   echo "--- NVSHMEM from $nv" | tee -a "$log"
   if nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) \

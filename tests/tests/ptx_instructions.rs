@@ -15,6 +15,42 @@ fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
     &rest[..end]
 }
 
+/// The body of kernel `name` and of every function it calls, transitively:
+/// a large kernel's body may sit in a function of its own.
+fn call_tree(ptx: &str, name: &str) -> String {
+    let mut seen = vec![name.to_string()];
+    let mut text = entry(ptx, name).to_string();
+    let mut i = 0;
+    while i < seen.len() {
+        let body = if i == 0 {
+            entry(ptx, name).to_string()
+        } else {
+            function(ptx, &seen[i]).unwrap_or_default().to_string()
+        };
+        for callee in body
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("call.uni "))
+            .filter_map(|c| c.split([',', ' ', '(']).next())
+        {
+            if !seen.iter().any(|s| s == callee) {
+                seen.push(callee.to_string());
+                text.push_str(function(ptx, callee).unwrap_or_default());
+            }
+        }
+        i += 1;
+    }
+    text
+}
+
+/// The body of device function `name`, if the PTX defines it.
+fn function<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let start = ptx.find(&format!(".func {name}("))
+        .or_else(|| ptx.find(&format!(") {name}(")))?;
+    let rest = &ptx[start..];
+    let end = rest.find("\n}").map(|e| e + 2).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
 const EXPECTED: &[(&str, &[&str])] = &[
     (
         "probe_indices",
@@ -167,7 +203,7 @@ fn rank_kernels_use_the_non_aligned_barrier() {
             "matching",
             "block_stats",
         ] {
-            let body = entry(ptx.text(arch).unwrap(), kernel);
+            let body = call_tree(ptx.text(arch).unwrap(), kernel);
             assert!(body.contains("barrier.sync 0;"), "sm_{arch}: {kernel}");
             assert!(
                 !body.contains("bar.sync"),

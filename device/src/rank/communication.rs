@@ -25,6 +25,7 @@ impl Rank {
     /// it, each with its own memory (which may be empty). Window memory must
     /// be device memory (not shared memory, which other ranks cannot reach).
     /// Windows of ranks on one device may overlap.
+    #[inline(always)]
     pub fn win_create<T: DeviceCopy>(&mut self, comm: Comm, mem: DeviceSlice<T>) -> Window<T> {
         self.rt.create_window(&mut self.block, comm, mem, false)
     }
@@ -32,6 +33,7 @@ impl Rank {
     /// As [`win_create`](Self::win_create), but notified accesses to this
     /// window are matched by source, window and tag
     /// ([`wait_match`](Self::wait_match)) instead of counted per tag.
+    #[inline(always)]
     pub fn win_create_matched<T: DeviceCopy>(
         &mut self,
         comm: Comm,
@@ -41,6 +43,7 @@ impl Rank {
     }
 
     /// Frees a window collectively over its communicator.
+    #[inline(always)]
     pub fn win_free<T>(&mut self, win: Window<T>) {
         self.rt.free_window(&mut self.block, win)
     }
@@ -49,6 +52,7 @@ impl Rank {
     /// The target is not notified. The put sends what every thread of the
     /// rank wrote to `src` before the call; `src` may be reused after
     /// [`flush`](Self::flush).
+    #[inline(always)]
     pub fn put<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -62,6 +66,7 @@ impl Rank {
     /// [`put`](Self::put), then notification `tag` to the target once the
     /// data is there. Puts and notifications to one target arrive in the
     /// order they were issued.
+    #[inline(always)]
     pub fn put_notify<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -77,6 +82,7 @@ impl Rank {
     /// Reads `dst.len()` elements at element `offset` of rank `target`'s
     /// part of `win` into `dst`. The data is in `dst`, for every thread,
     /// when the call returns.
+    #[inline(always)]
     pub fn get<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -89,6 +95,7 @@ impl Rank {
 
     /// [`get`](Self::get), then notification `tag` to the *target*, the
     /// owner of the data, which learns that its data was read.
+    #[inline(always)]
     pub fn get_notify<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -104,70 +111,82 @@ impl Rank {
     /// A notification without data on a matched window: recorded for
     /// [`wait_match`](Self::wait_match) at rank `target` with this rank as
     /// its source.
+    #[inline(always)]
     pub fn notify_matched<T>(&mut self, win: Window<T>, target: u32, tag: u32) {
         self.rt.notify_matched(&mut self.block, win, target, tag)
     }
 
     /// Waits until every earlier put of this rank on `win` is complete:
     /// afterwards their source buffers may be changed.
+    #[inline(always)]
     pub fn flush<T>(&mut self, win: Window<T>) {
         self.rt.flush(&mut self.block, win)
     }
 
     /// Sends notification `tag` (`0..USER_TAGS`) to rank `target` of
     /// `comm`, after every earlier put of this rank to it.
+    #[inline(always)]
     pub fn notify(&mut self, comm: Comm, target: u32, tag: u32) {
         self.rt.notify(&mut self.block, comm, target, tag)
     }
 
     /// Waits until `count` notifications of `tag` are available, and consumes them.
+    #[inline(always)]
     pub fn wait_notifications(&mut self, tag: u32, count: u32) {
         self.rt.wait_notifications(&mut self.block, tag, count)
     }
 
     /// Consumes `count` notifications of `tag` if that many are available;
     /// returns whether it did. Never waits.
+    #[inline(always)]
     pub fn test_notifications(&mut self, tag: u32, count: u32) -> bool {
         self.rt.test_notifications(&mut self.block, tag, count)
     }
 
     /// Waits until `count` notifications that `m` accepts have arrived on
     /// matched windows, and consumes the oldest `count` of them.
+    #[inline(always)]
     pub fn wait_match(&mut self, m: Match, count: u32) {
         self.rt.wait_match(&mut self.block, m, count)
     }
 
     /// Consumes `count` notifications that `m` accepts if that many have
     /// arrived; returns whether it did. Never waits.
+    #[inline(always)]
     pub fn test_match(&mut self, m: Match, count: u32) -> bool {
         self.rt.test_match(&mut self.block, m, count)
     }
 
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
+    #[inline(always)]
     pub fn barrier(&mut self, comm: Comm) {
         self.rt.barrier(&mut self.block, comm)
     }
 
     /// Starts host timer `id` once every rank of the world has called it.
     /// Each process's host measures the time (see the run report).
+    #[inline(always)]
     pub fn start_timer(&mut self, id: u32) {
         self.rt.timer(&mut self.block, id, true)
     }
 
     /// Stops host timer `id` once every rank of the world has called it.
+    #[inline(always)]
     pub fn stop_timer(&mut self, id: u32) {
         self.rt.timer(&mut self.block, id, false)
     }
 
     /// The device clock in nanoseconds (`%globaltimer`), read once and the
     /// same on every thread.
+    #[inline(always)]
     pub fn timestamp(&mut self) -> u64 {
         self.block.single(|_| arch::global_timer())
     }
 
     /// A host round trip: asks the host for a reply and waits for it.
     /// Returns the number of round trips so far (the host's count).
+    #[inline(always)]
     pub fn host_ping(&mut self) -> u32 {
         self.rt.host_call(&mut self.block, Op::Ping, 0)
     }
@@ -175,6 +194,7 @@ impl Rank {
     /// Sends a log message to the host, which formats and prints it while
     /// the kernel runs, prefixed with the rank. Use it through
     /// [`rank_log!`](crate::rank_log).
+    #[inline(always)]
     pub fn log(&mut self, format: &'static str, args: &[LogArg]) {
         self.rt.log(&mut self.block, format, args)
     }

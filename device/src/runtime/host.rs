@@ -56,6 +56,7 @@ fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[
 
 impl Runtime {
     /// Sends one command to the host; waits only if the ring is full.
+    #[inline(always)]
     pub fn host_send(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) {
         let ctx = *self.ctx();
         let rank = block.id();
@@ -92,6 +93,7 @@ impl Runtime {
     }
 
     /// Sends `op` to the host and waits for its reply; returns the value.
+    #[inline(always)]
     pub fn host_call(&mut self, block: &mut Block, op: Op, arg: u32) -> u32 {
         self.host_send(block, op, arg, &[]);
         let expected = self.host.replies_seen.wrapping_add(1);
@@ -111,6 +113,7 @@ impl Runtime {
 
     /// Hands an access to this process's host, which moves it through its
     /// transport; completion is counted in `host_done`.
+    #[inline(always)]
     pub fn through_host(&mut self, block: &mut Block, call: Call, op: Op, tag: u32, t: Transfer) {
         if op != Op::PutInline && t.bytes > 0 && !arch::is_global(t.local as *const u8) {
             self.fail(
@@ -125,6 +128,7 @@ impl Runtime {
     }
 
     /// Waits until the host has completed every access handed to it.
+    #[inline(always)]
     pub fn wait_host(&mut self, block: &mut Block, call: Call) {
         let issued = self.host.issued;
         if issued == self.host.completed {

@@ -115,6 +115,7 @@ fn try_match(ctx: &RankContext, rank: u32, m: &Match, count: u32) -> Result<u32,
 impl Runtime {
     /// Appends a record to the log of device rank `dev`, waiting while it
     /// is full.
+    #[inline(always)]
     pub fn log_match(&mut self, block: &mut Block, dev: u32, source: u32, window: u32, tag: u32) {
         block.sync(); // Every thread's copy precedes the record.
         let ctx = *self.ctx();
@@ -163,6 +164,7 @@ impl Runtime {
 
     /// Waits until `count` notifications that `m` accepts have arrived on
     /// matched windows, and consumes the oldest `count` of them.
+    #[inline(always)]
     pub fn wait_match(&mut self, block: &mut Block, m: Match, count: u32) {
         self.check_match(block, Call::WaitMatch, &m, count);
         let (ctx, id) = (*self.ctx(), block.id());
@@ -181,6 +183,7 @@ impl Runtime {
 
     /// Consumes `count` notifications that `m` accepts if that many have
     /// arrived; returns whether it did. Never waits.
+    #[inline(always)]
     pub fn test_match(&mut self, block: &mut Block, m: Match, count: u32) -> bool {
         self.check_match(block, Call::TestMatch, &m, count);
         let (ctx, id) = (*self.ctx(), block.id());

@@ -88,6 +88,7 @@ fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32
 impl Runtime {
     /// Sends notification `tag` to rank `target` of `comm`, after every
     /// earlier put of this rank to it.
+    #[inline(always)]
     pub fn notify(&mut self, block: &mut Block, comm: Comm, target: u32, tag: u32) {
         self.check_user_tag(block, Call::Notify, tag);
         let place = self.locate(block, Call::Notify, comm, target);
@@ -117,6 +118,7 @@ impl Runtime {
     }
 
     /// Waits until `count` notifications of `tag` are available, and consumes them.
+    #[inline(always)]
     pub fn wait_notifications(&mut self, block: &mut Block, tag: u32, count: u32) {
         self.check_user_tag(block, Call::WaitNotifications, tag);
         self.check_count(block, Call::WaitNotifications, count);
@@ -132,6 +134,7 @@ impl Runtime {
 
     /// Consumes `count` notifications of `tag` if that many are available;
     /// returns whether it did. Never waits.
+    #[inline(always)]
     pub fn test_notifications(&mut self, block: &mut Block, tag: u32, count: u32) -> bool {
         self.check_user_tag(block, Call::TestNotifications, tag);
         self.check_count(block, Call::TestNotifications, count);

@@ -87,6 +87,7 @@ impl Runtime {
     }
 
     /// Writes `src` to element `offset` of rank `target`'s part of `win`.
+    #[inline(always)]
     pub fn put<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
@@ -100,6 +101,7 @@ impl Runtime {
 
     /// [`put`](Self::put), then notification `tag` to the target once the
     /// data is there.
+    #[inline(always)]
     pub fn put_notify<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
@@ -137,6 +139,7 @@ impl Runtime {
 
     /// Reads element `offset` on of rank `target`'s part of `win` into
     /// `dst`; the data is there, for every thread, on return.
+    #[inline(always)]
     pub fn get<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
@@ -150,6 +153,7 @@ impl Runtime {
     }
 
     /// [`get`](Self::get), then notification `tag` to the target.
+    #[inline(always)]
     pub fn get_notify<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
@@ -165,6 +169,7 @@ impl Runtime {
     }
 
     /// A notification without data on a matched window.
+    #[inline(always)]
     pub fn notify_matched<T>(&mut self, block: &mut Block, win: Window<T>, target: u32, tag: u32) {
         self.check_user_tag(block, Call::Notify, tag);
         let t = self.target(block, Call::Notify, &win, target, 0, 0);
@@ -172,6 +177,7 @@ impl Runtime {
     }
 
     /// Waits until every earlier put of this rank on `win` is complete.
+    #[inline(always)]
     pub fn flush<T>(&mut self, block: &mut Block, win: Window<T>) {
         self.check_live(block, Call::Flush, &win);
         // Copies by the rank's own threads are complete once all of them

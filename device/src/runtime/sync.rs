@@ -9,6 +9,7 @@ use crate::block::Block;
 impl Runtime {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
+    #[inline(always)]
     pub fn barrier(&mut self, block: &mut Block, comm: Comm) {
         if self.spans_processes(comm) {
             self.world_sync(block, Op::Barrier, 0);
@@ -20,6 +21,7 @@ impl Runtime {
     /// A world-wide step done by the hosts: every rank of this device
     /// arrives, device rank 0 asks the host to do `op` with the other
     /// processes and waits for its reply, and every rank leaves after it.
+    #[inline(always)]
     pub fn world_sync(&mut self, block: &mut Block, op: Op, arg: u32) {
         self.device_barrier(block);
         if block.id() == 0 {
@@ -29,6 +31,7 @@ impl Runtime {
     }
 
     /// Waits until every rank of this device has called it.
+    #[inline(always)]
     pub fn device_barrier(&mut self, block: &mut Block) {
         block.sync(); // Every thread's writes precede the leader's arrival.
         let ctx = self.ctx();
@@ -64,6 +67,7 @@ impl Runtime {
 
     /// Starts (`start`) or stops host timer `id` once every rank of the
     /// world has called it. Each process's host measures the time.
+    #[inline(always)]
     pub fn timer(&mut self, block: &mut Block, id: u32, start: bool) {
         let world = self.world(block);
         self.barrier(block, world);

@@ -69,6 +69,7 @@ pub(crate) struct Target {
 
 impl Runtime {
     /// Creates a window collectively over `comm` on `mem`.
+    #[inline(always)]
     pub fn create_window<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
@@ -134,6 +135,7 @@ impl Runtime {
     }
 
     /// Frees a window collectively over its communicator.
+    #[inline(always)]
     pub fn free_window<T>(&mut self, block: &mut Block, win: Window<T>) {
         self.check_live(block, Call::WinFree, &win);
         let comm = self.comm_of(block, win.context);
