@@ -3,47 +3,37 @@
 
 use super::wait::abort_exit;
 use super::Runtime;
-use crate::abi::{Call, ErrorRecord, Fault, TAGS, USER_TAGS};
-use crate::arch::block::on_thread_zero;
+use crate::abi::{Call, Fault, TAGS, USER_TAGS};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
-
-/// Records the first error of the run (leader thread) and raises the
-/// abort flag. Out of line and given only plain values: taking the address
-/// of the rank's state here would keep that state in local memory for the
-/// whole kernel.
-#[cold]
-#[inline(never)]
-fn record(error: *mut ErrorRecord, abort: *mut u32, rank: u32, call: Call, fault: Fault, values: [u64; 4]) -> ! {
-    on_thread_zero(|_| {
-        // SAFETY: the error record and abort flag live for the whole run.
-        unsafe {
-            if arch::compare_exchange(
-                &raw mut (*error).call,
-                0,
-                call as u32 + 1,
-                Ordering::Relaxed,
-                Scope::Gpu,
-            ) == 0
-            {
-                (*error).rank = rank;
-                (*error).fault = fault as u32;
-                (*error).values = values;
-            }
-            arch::store_release(abort, 1, Scope::Gpu);
-        }
-    });
-    // Every thread of the rank ends; the others need not wait for thread 0.
-    abort_exit()
-}
 
 impl Runtime {
     /// Records `fault` of `call` with `values`, aborts the run and ends
     /// this rank. Checks are uniform, so every thread of the rank gets here.
-    #[inline(always)]
+    #[cold]
     pub fn fail(&self, block: &mut Block, call: Call, fault: Fault, values: [u64; 4]) -> ! {
         let ctx = self.ctx();
-        record(ctx.error(), ctx.abort(), block.id(), call, fault, values)
+        let (error, abort, rank) = (ctx.error(), ctx.abort(), block.id());
+        block.single(|_| {
+            // SAFETY: the error record and abort flag live for the whole run.
+            unsafe {
+                if arch::compare_exchange(
+                    &raw mut (*error).call,
+                    0,
+                    call as u32 + 1,
+                    Ordering::Relaxed,
+                    Scope::Gpu,
+                ) == 0
+                {
+                    (*error).rank = rank;
+                    (*error).fault = fault as u32;
+                    (*error).values = values;
+                }
+                arch::store_release(abort, 1, Scope::Gpu);
+            }
+            0u32
+        });
+        abort_exit()
     }
 
     /// Fails unless `tag` is a tag a user may use: below
