@@ -253,3 +253,72 @@ impl Runtime {
         self.device.synchronize()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Transport;
+
+    struct Nobody(u32);
+    impl Transport for Nobody {
+        fn name(&self) -> &'static str {
+            "test"
+        }
+        fn process(&self) -> u32 {
+            self.0
+        }
+        fn processes(&self) -> u32 {
+            4
+        }
+        fn send(&self, _: u32, _: u32, _: Vec<u8>) -> Result<()> {
+            Ok(())
+        }
+        fn progress(&self) -> Result<usize> {
+            Ok(0)
+        }
+        fn try_recv(&self, _: u32) -> Result<Option<(u32, Vec<u8>)>> {
+            Ok(None)
+        }
+        fn abort(&self, m: &str) -> ! {
+            panic!("{m}")
+        }
+    }
+
+    fn job(local_index: u32, local_count: u32) -> Job {
+        Job {
+            transport: Arc::new(Nobody(local_index)),
+            nodes: vec![0; local_count as usize],
+            local_index,
+            local_count,
+        }
+    }
+
+    #[test]
+    fn a_single_process_takes_gpu_zero() {
+        assert_eq!(default_ordinal(None, Some(8)).unwrap(), 0);
+    }
+
+    #[test]
+    fn processes_of_a_node_take_gpus_by_their_index() {
+        assert_eq!(default_ordinal(Some(&job(2, 4)), Some(4)).unwrap(), 2);
+        assert_eq!(default_ordinal(Some(&job(3, 4)), None).unwrap(), 3);
+    }
+
+    #[test]
+    fn one_visible_gpu_per_process_is_that_gpu() {
+        // srun --gpus-per-task=1: each process sees its own GPU as ordinal 0.
+        assert_eq!(default_ordinal(Some(&job(1, 2)), Some(1)).unwrap(), 0);
+    }
+
+    #[test]
+    fn too_few_visible_gpus_is_an_error_that_says_so() {
+        let e = default_ordinal(Some(&job(2, 3)), Some(2))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("number 2 of the 3 processes on its node")
+                && e.contains("sees only 2 GPU(s)"),
+            "{e}"
+        );
+    }
+}

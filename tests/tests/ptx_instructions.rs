@@ -44,7 +44,8 @@ fn call_tree(ptx: &str, name: &str) -> String {
 
 /// The body of device function `name`, if the PTX defines it.
 fn function<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
-    let start = ptx.find(&format!(".func {name}("))
+    let start = ptx
+        .find(&format!(".func {name}("))
         .or_else(|| ptx.find(&format!(") {name}(")))?;
     let rest = &ptx[start..];
     let end = rest.find("\n}").map(|e| e + 2).unwrap_or(rest.len());

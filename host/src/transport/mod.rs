@@ -132,3 +132,77 @@ pub trait Transport: Send + Sync {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport with staged messages only, as a new engine starts.
+    struct Loopback;
+
+    impl Transport for Loopback {
+        fn name(&self) -> &'static str {
+            "loopback"
+        }
+        fn process(&self) -> u32 {
+            0
+        }
+        fn processes(&self) -> u32 {
+            1
+        }
+        fn send(&self, _to: u32, _channel: u32, _data: Vec<u8>) -> Result<()> {
+            Ok(())
+        }
+        fn progress(&self) -> Result<usize> {
+            Ok(0)
+        }
+        fn try_recv(&self, _channel: u32) -> Result<Option<(u32, Vec<u8>)>> {
+            Ok(None)
+        }
+        fn abort(&self, message: &str) -> ! {
+            panic!("{message}")
+        }
+    }
+
+    #[test]
+    fn one_sided_operations_are_unsupported_unless_offered() {
+        let t = Loopback;
+        assert_eq!(t.capabilities(), Capabilities::default());
+        let remote = || Remote {
+            key: &[],
+            offset: 0,
+        };
+        let errors = [
+            t.register(0, 8).unwrap_err(),
+            t.put(0, 0, 8, remote()).unwrap_err(),
+            t.put_with_signal(0, 0, 8, remote(), remote(), 1)
+                .unwrap_err(),
+            t.get(0, 0, 8, remote()).unwrap_err(),
+            t.atomic_add(0, remote(), 1).unwrap_err(),
+            t.fence(0).unwrap_err(),
+            t.quiet().unwrap_err(),
+        ];
+        for (e, op) in errors.iter().zip([
+            "register",
+            "put",
+            "put_with_signal",
+            "get",
+            "atomic_add",
+            "fence",
+            "quiet",
+        ]) {
+            assert_eq!(
+                e.to_string(),
+                format!("dcuda: the loopback transport does not support {op}")
+            );
+        }
+    }
+
+    #[test]
+    fn a_transport_of_ones_own_is_used() {
+        // The only test of this binary that sets up the job. A job of one
+        // process is none: the runtime runs alone.
+        let choice = TransportChoice::Instance(std::sync::Arc::new(Loopback));
+        assert!(job(Some(choice)).unwrap().is_none());
+    }
+}
