@@ -62,6 +62,7 @@ pub fn distributed_sum(rank: &mut Rank, args: &SumArgs) {
 }
 // ANCHOR_END: sum
 
+// ANCHOR: shared
 /// The sum of the rank's block of `data`, from element `base` on: the
 /// compute that the dcuda version and the baseline share.
 #[inline(always)]
@@ -80,6 +81,7 @@ pub fn block_sums(rank: &mut Rank, args: &SumArgs) {
     // SAFETY: a uniform store of a uniform value to this rank's slot.
     unsafe { args.partials.write(me, partial) };
 }
+// ANCHOR_END: shared
 
 /// Value `i` of the world's data, computable by every process: the input
 /// both programs sum.

@@ -57,6 +57,7 @@ pub struct Remote<'a> {
     pub offset: u64,
 }
 
+// ANCHOR: transport
 /// A transport between the processes of one job. Every call may come from
 /// several threads at once.
 pub trait Transport: Send + Sync {
@@ -132,6 +133,7 @@ pub trait Transport: Send + Sync {
         }
     }
 }
+// ANCHOR_END: transport
 
 #[cfg(test)]
 mod tests {
