@@ -302,3 +302,30 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         }
     }
 }
+
+#[test]
+fn window_misuse_is_an_error_not_silent_corruption() {
+    let (rt, module) = setup();
+    let cases = [
+        "rank 1: put: window 0 holds elements of 1 bytes at rank 0, but this rank uses it with elements of 4 bytes: every rank must create a window with the same element type",
+        "rank 1: put: the window handle is stale: window 0 (number 1 of its communicator) was freed, and its id now belongs to window number 2",
+    ];
+    for (case, want) in cases.iter().enumerate() {
+        let mut b = Buffers::new(&rt, 4, 16);
+        // SAFETY: buffers hold 16 words per rank; the bad access is refused before any copy.
+        let result = unsafe {
+            module.run(
+                &WINDOW_MISUSE,
+                &RunConfig::new(32).ranks(4),
+                &b.args(0, case as u32),
+            )
+        };
+        match result {
+            Err(Error::RankCall { rank, message, .. }) => {
+                assert_eq!(rank, 1, "case {case}");
+                assert_eq!(message, *want, "case {case}");
+            }
+            other => panic!("case {case}: expected a rank error, got {other:?}"),
+        }
+    }
+}

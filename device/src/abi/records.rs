@@ -15,15 +15,19 @@ pub struct WindowEntry {
     pub bytes: u64,
     /// Element size the window was created with.
     pub elem: u32,
-    /// 1 while the window is live.
-    pub live: u32,
+    /// The window's number among the windows of its communicator, from 1:
+    /// the same on every rank, so a handle of a freed window whose id was
+    /// reused is told from the new window's.
+    pub generation: u32,
     /// Context id of the window's communicator.
     pub comm: u16,
     /// [`Route`](super::Route) to this entry's memory: its base is an
     /// address on this device (local, direct) or the owner's (host).
     pub route: u16,
+    /// 1 while the window is live.
+    pub live: u16,
     /// 1 for a matched window: its notifications go to the matching log.
-    pub matched: u32,
+    pub matched: u16,
 }
 
 /// A notification on a matched window.
@@ -117,5 +121,7 @@ codes! {
         NotGlobal = 8 => "buffer not in global memory",
         MatchedAcrossProcesses = 9 => "matched window across processes",
         TagReserved = 10 => "tag reserved for the library",
+        ElementMismatch = 11 => "window element types differ",
+        StaleWindow = 12 => "window handle of a freed window",
     }
 }

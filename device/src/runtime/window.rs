@@ -15,6 +15,7 @@ use core::marker::PhantomData;
 pub struct Window<T> {
     pub(crate) id: u32,
     pub(crate) context: u32,
+    pub(crate) generation: u32,
     pub(crate) matched: bool,
     _marker: PhantomData<*mut T>,
 }
@@ -43,6 +44,8 @@ impl<T> Window<T> {
 #[derive(Default)]
 pub(crate) struct Windows {
     live: u32,
+    created_world: u32,
+    created_device: u32,
 }
 
 impl Windows {
@@ -54,6 +57,32 @@ impl Windows {
     fn free_id(&self) -> Option<u32> {
         let free = !self.live;
         (free != 0).then(|| free.trailing_zeros())
+    }
+}
+
+/// Which check of a window handle against the target's entry failed, and
+/// with what values.
+#[inline(always)]
+fn handle_fault<T>(
+    win: &Window<T>,
+    entry: &WindowEntry,
+    size: u32,
+    target: u32,
+) -> (Fault, [u64; 4]) {
+    let id = win.id as u64;
+    if entry.generation != win.generation && entry.comm as u32 == win.context {
+        let values = [id, win.generation as u64, entry.generation as u64, 0];
+        (Fault::StaleWindow, values)
+    } else if entry.comm as u32 != win.context || entry.live == 0 {
+        (
+            Fault::WrongCommunicator,
+            [id, entry.comm as u64, win.context as u64, 0],
+        )
+    } else {
+        (
+            Fault::ElementMismatch,
+            [id, entry.elem as u64, size as u64, target as u64],
+        )
     }
 }
 
@@ -110,14 +139,22 @@ impl Runtime {
         };
         let elem = core::mem::size_of::<T>().max(1);
         let slot = self.own_entry(block, id);
+        let created = if comm.context() == crate::abi::contexts::WORLD {
+            &mut self.windows.created_world
+        } else {
+            &mut self.windows.created_device
+        };
+        *created = created.wrapping_add(1);
+        let generation = *created;
         let entry = WindowEntry {
             base: base as u64,
             bytes: mem.bytes() as u64,
             elem: elem as u32,
-            live: 1,
+            generation,
             comm: comm.context() as u16,
             route: 0,
-            matched: matched as u32,
+            live: 1,
+            matched: matched as u16,
         };
         block.single(|_| {
             // SAFETY: this rank's own entry; published below.
@@ -129,6 +166,7 @@ impl Runtime {
         Window {
             id,
             context: comm.context(),
+            generation,
             matched,
             _marker: PhantomData,
         }
@@ -137,7 +175,25 @@ impl Runtime {
     /// Frees a window collectively over its communicator.
     #[inline(always)]
     pub fn free_window<T>(&mut self, block: &mut Block, win: Window<T>) {
-        self.check_live(block, Call::WinFree, &win);
+        // Live, and not a stale handle whose id was reused (which would
+        // free the new window): one check, one failure site.
+        let id = (win.id as usize).min(MAX_WINDOWS - 1) as u32;
+        // SAFETY: this rank's own entry of an id in the table.
+        let own = unsafe { *self.own_entry(block, id) };
+        if !self.windows.is_live(win.id) || own.generation != win.generation {
+            let (fault, values) = if self.windows.is_live(win.id) {
+                let values = [
+                    win.id as u64,
+                    win.generation as u64,
+                    own.generation as u64,
+                    0,
+                ];
+                (Fault::StaleWindow, values)
+            } else {
+                (Fault::WindowNotLive, [win.id as u64, 0, 0, 0])
+            };
+            self.fail(block, Call::WinFree, fault, values);
+        }
         let comm = self.comm_of(block, win.context);
         // Every rank is done with the window before it goes.
         self.barrier(block, comm);
@@ -196,9 +252,14 @@ impl Runtime {
         let place = self.locate(block, call, comm, target);
         // SAFETY: in the table.
         let entry = unsafe { *self.ctx().window_entry(win.id, place.world) };
-        if entry.comm as u32 != win.context || entry.live == 0 {
-            let values = [win.id as u64, entry.comm as u64, win.context as u64, 0];
-            self.fail(block, call, Fault::WrongCommunicator, values);
+        let size = core::mem::size_of::<T>().max(1) as u32;
+        if entry.comm as u32 != win.context
+            || entry.live == 0
+            || entry.generation != win.generation
+            || entry.elem != size
+        {
+            let (fault, values) = handle_fault(win, &entry, size, target);
+            self.fail(block, call, fault, values);
         }
         let len = entry.bytes / entry.elem.max(1) as u64;
         if offset as u64 > len || count as u64 > len - offset as u64 {

@@ -33,6 +33,12 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
             comm_name(b),
             comm_name(c)
         ),
+        Some(Fault::ElementMismatch) => format!(
+            "window {a} holds elements of {b} bytes at rank {d}, but this rank uses it with elements of {c} bytes: every rank must create a window with the same element type"
+        ),
+        Some(Fault::StaleWindow) => format!(
+            "the window handle is stale: window {a} (number {b} of its communicator) was freed, and its id now belongs to window number {c}"
+        ),
         Some(Fault::TooManyWindows) => format!("more than {MAX_WINDOWS} windows are live"),
         Some(Fault::CountTooLarge) => format!("count {a} exceeds the maximum {b}"),
         Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),

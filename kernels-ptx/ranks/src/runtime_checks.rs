@@ -314,3 +314,42 @@ pub fn skewed_puts(rank: &mut Rank, args: &CheckArgs) {
     }
     rank.win_free(win);
 }
+
+/// Window misuse that used to corrupt memory silently, chosen by
+/// `args.case`; rank 1 makes the bad access. 0: rank 0 makes its window
+/// of bytes while the others make theirs of `u32`, and rank 1 puts `u32`s
+/// to rank 0. 1: a window is freed and a new one takes its id; rank 1 puts
+/// through the old handle.
+#[rank]
+pub fn window_misuse(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let data = args.data(rank.device().rank());
+    if args.case == 0 {
+        if me == 0 {
+            // SAFETY: the same memory as `data`, viewed as bytes.
+            let bytes = unsafe {
+                DeviceSlice::from_raw_parts(data.as_mut_ptr() as *mut u8, data.len() * 4)
+            };
+            let win = rank.win_create(world, bytes);
+            rank.barrier(world);
+            rank.win_free(win);
+        } else {
+            let win = rank.win_create(world, data);
+            if me == 1 {
+                rank.put(win, 0, 0, data.slice(0..2));
+            }
+            rank.barrier(world);
+            rank.win_free(win);
+        }
+    } else {
+        let old = rank.win_create(world, data);
+        rank.win_free(old);
+        let new = rank.win_create(world, data);
+        if me == 1 {
+            rank.put(old, 0, 0, data.slice(0..1));
+        }
+        rank.barrier(world);
+        rank.win_free(new);
+    }
+}

@@ -61,9 +61,10 @@ fn every_kind_round_trips() {
         base: 0x1000,
         bytes: 64,
         elem: 4,
-        live: 1,
+        generation: 1,
         comm: 0,
         route: 2,
+        live: 1,
         matched: 0,
     };
     round_trip(Message::Put {
