@@ -87,8 +87,13 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Opens the device.
+    /// Opens the device. In a job, a failure here is recorded: the job is
+    /// aborted at exit, and the other processes are told why.
     pub fn build(self) -> Result<Runtime> {
+        crate::transport::noted(self.open())
+    }
+
+    fn open(self) -> Result<Runtime> {
         let (choice, source) = match self.backend {
             Some(c) => (c, "by the program"),
             None => match BackendChoice::from_env()? {

@@ -64,6 +64,14 @@ impl Module {
         kernel: &RankKernel<A>,
         config: &RunConfig,
     ) -> Result<RankInfo> {
+        crate::transport::noted(self.gather_rank_info(kernel, config))
+    }
+
+    fn gather_rank_info<A: RankArgs>(
+        &self,
+        kernel: &RankKernel<A>,
+        config: &RunConfig,
+    ) -> Result<RankInfo> {
         let ranks = self.resolve_ranks(kernel, config)?;
         if let Some(job) = self.runtime().job() {
             // Every process's rank count, in process order.
@@ -205,8 +213,9 @@ fn serve(
     let Some(w) = &world else {
         return outcome;
     };
-    // Tell the other processes why this one failed, or learn why they did.
-    match outcome {
+    // Tell the other processes why this one failed, or learn why they did;
+    // either way the job aborts at exit.
+    crate::transport::noted(match outcome {
         Err(Error::PeerFailed { .. }) => outcome,
         Err(e) => {
             w.broadcast_abort(&format!("process {}: {e}", w.me()));
@@ -226,7 +235,10 @@ fn serve(
                 w.broadcast_abort(&format!("process {}: {e}", w.me()));
                 Err(e)
             }
-            None => Ok(report),
+            None => {
+                crate::transport::departure::run_completed();
+                Ok(report)
+            }
         },
-    }
+    })
 }

@@ -11,7 +11,7 @@ use super::watchdog::Watchdog;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
 use crate::world::World;
-use dcuda_device::abi::Command;
+use dcuda_device::abi::{Call, Command, ErrorRecord};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -29,10 +29,13 @@ pub(super) fn progress(
         Ok(f) => f,
         Err(e) => {
             // Ranks may wait on this host: release them before waiting for
-            // the kernel's end.
+            // the kernel's end. A kernel fault is the cause of the copy
+            // errors that follow it: report the fault.
             let _ = state.abort_run();
-            let _ = launch.wait();
-            return Err(e);
+            return Err(match launch.wait() {
+                Err(fault @ Error::KernelFault { .. }) => fault,
+                _ => e,
+            });
         }
     };
     finish(state, world, launch, services, dog, peer_failure, started)
@@ -48,6 +51,9 @@ fn serve(
 ) -> Result<Option<(u32, String)>> {
     let mut pos: u32 = 0;
     let mut peer_failure: Option<(u32, String)> = None;
+    // Whether this process already told the others of a rank's error.
+    let mut reported = false;
+    let mut last_error_look = Instant::now();
     let mut idle = 0u32;
     let mut kernel_done = false;
     let mask = state.ring_len - 1;
@@ -98,10 +104,14 @@ fn serve(
                 continue; // Drain what the last ranks sent.
             }
             kernel_done = true;
+            if let Some(w) = world {
+                reported |= report_rank_error(state, w, &services.kernel, reported)?;
+            }
             match world {
                 // Wait for every process to end its kernel, so that traffic
                 // to this one is delivered while its memory still exists.
-                Some(w) if peer_failure.is_none() && dog.fired.is_none() => {
+                // A failed run does not wait: its peers may wait on it.
+                Some(w) if peer_failure.is_none() && dog.fired.is_none() && !reported => {
                     w.start_sync(&mut services.syncs, None)?
                 }
                 _ => break,
@@ -109,6 +119,14 @@ fn serve(
         }
         if kernel_done && peer_failure.is_some() {
             break;
+        }
+        if let Some(w) = world {
+            // A rank's error ends this run; tell the other processes now,
+            // not at the end of the run, since their ranks may wait on ours.
+            if last_error_look.elapsed() >= Duration::from_millis(20) {
+                last_error_look = Instant::now();
+                reported |= report_rank_error(state, w, &services.kernel, reported)?;
+            }
         }
         if let Some(text) = dog.check(state) {
             eprintln!("{text}");
@@ -151,23 +169,7 @@ fn finish(
         }
     }
     if record.call != 0 {
-        let call = dcuda_device::abi::Call::from_u32(record.call - 1)
-            .map(|c| c.name())
-            .unwrap_or("unknown call");
-        let mut message = describe_error(&record);
-        if let Some(w) = world {
-            message = format!(
-                "process {}, {message} (world rank {})",
-                w.me(),
-                w.first() + record.rank
-            );
-        }
-        return Err(Error::RankCall {
-            kernel,
-            rank: record.rank,
-            call,
-            message,
-        });
+        return Err(rank_error(world, kernel, &record));
     }
     if let Some(text) = dog.fired {
         return Err(Error::Watchdog {
@@ -176,4 +178,40 @@ fn finish(
         });
     }
     Ok(report)
+}
+
+/// The error of a rank's failed call.
+fn rank_error(world: Option<&World>, kernel: String, record: &ErrorRecord) -> Error {
+    let call = Call::from_u32(record.call.wrapping_sub(1))
+        .map(|c| c.name())
+        .unwrap_or("unknown call");
+    let mut message = describe_error(record);
+    if let Some(w) = world {
+        message = format!(
+            "process {}, {message} (world rank {})",
+            w.me(),
+            w.first() + record.rank
+        );
+    }
+    Error::RankCall {
+        kernel,
+        rank: record.rank,
+        call,
+        message,
+    }
+}
+
+/// Tells the other processes of a rank's error, once (`done`: already
+/// told); returns whether they have been told.
+fn report_rank_error(state: &RunState, w: &World, kernel: &str, done: bool) -> Result<bool> {
+    if done {
+        return Ok(true);
+    }
+    let record = state.error()?;
+    if record.call == 0 {
+        return Ok(false);
+    }
+    let e = rank_error(Some(w), kernel.to_string(), &record);
+    w.broadcast_abort(&format!("process {}: {e}", w.me()));
+    Ok(true)
 }

@@ -9,9 +9,11 @@ use crate::error::Result;
 pub(crate) const SETUP_CHANNEL: u32 = 0;
 /// The channel of [`Module::rank_info`](crate::Module::rank_info).
 pub(crate) const INFO_CHANNEL: u32 = 1;
+/// The channel of departure notices (see [`super::departure`]).
+pub(crate) const DEPARTURE_CHANNEL: u32 = 2;
 /// First channel of runs: each run has a setup, a data and a control
 /// channel.
-pub(crate) const RUN_CHANNELS: u32 = 2;
+pub(crate) const RUN_CHANNELS: u32 = 3;
 
 /// Messages an [`all_gather`] received for a later round of its channel:
 /// a fast process may send its next round before a slow one has heard
@@ -47,8 +49,25 @@ pub(crate) fn all_gather(net: &dyn Transport, channel: u32, data: Vec<u8>) -> Re
             take(&mut all, from, msg, &mut early);
         }
     }
+    let mut spins = 0u32;
     while all.iter().any(Option::is_none) {
         net.progress()?;
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(64) {
+            // A process this gather waits on may have left the job: take
+            // what it sent before it left, then ask.
+            while let Some((from, msg)) = net.try_recv(channel)? {
+                take(
+                    &mut all,
+                    from,
+                    msg,
+                    &mut EARLY.lock().unwrap_or_else(|e| e.into_inner()),
+                );
+            }
+            for p in (0..n).filter(|&p| all[p as usize].is_none()) {
+                super::departure::check(net, p, "a setup exchange")?;
+            }
+        }
         match net.try_recv(channel)? {
             Some((from, msg)) => take(
                 &mut all,

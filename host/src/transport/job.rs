@@ -142,3 +142,23 @@ fn open_mpi() -> Result<Arc<dyn Transport>> {
         reason: "this process was started by mpirun (or DCUDA_TRANSPORT=mpi), but dcuda was built without its `mpi` feature; enable it, or set DCUDA_TRANSPORT=none to run each process alone".into(),
     })
 }
+
+/// The exit hook of a job's transport: tells the others this process
+/// leaves; returns whether the transport may finalise (no failure seen).
+pub(crate) fn at_exit() -> bool {
+    match JOB.get() {
+        Some(Ok(Some(job))) => super::departure::leave(&*job.transport),
+        _ => super::departure::failure().is_none(),
+    }
+}
+
+/// `result`, with its error recorded as this process's failure when it is
+/// part of a job: the job then aborts at exit instead of hanging.
+pub(crate) fn noted<T>(result: Result<T>) -> Result<T> {
+    if let Err(e) = &result {
+        if matches!(JOB.get(), Some(Ok(Some(_)))) {
+            super::departure::record_failure(&e.to_string());
+        }
+    }
+    result
+}

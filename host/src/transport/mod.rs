@@ -18,12 +18,14 @@
 //!
 //! [`RuntimeBuilder::transport`]: crate::RuntimeBuilder::transport
 
+pub(crate) mod departure;
 mod gather;
 mod job;
 #[cfg(feature = "mpi")]
 mod mpi;
 
 pub(crate) use gather::{all_gather, INFO_CHANNEL, RUN_CHANNELS};
+pub(crate) use job::noted;
 pub use job::{job, Job, TransportChoice, TRANSPORTS};
 
 use crate::error::{Error, Result};
@@ -81,6 +83,14 @@ pub trait Transport: Send + Sync {
     fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>>;
     /// Ends every process of the job (after printing `message`).
     fn abort(&self, message: &str) -> !;
+    /// At exit: waits until every process has come here too, and returns
+    /// `true`; returns `false` as soon as `failed()` says another process
+    /// failed (then the caller aborts the job). Without an exit barrier of
+    /// its own a transport returns `true` at once.
+    fn exit_barrier(&self, failed: &dyn Fn() -> bool) -> bool {
+        let _ = failed;
+        true
+    }
 
     /// Registers `bytes` at `addr` for one-sided access by peers.
     fn register(&self, _addr: u64, _bytes: usize) -> Result<Registration> {

@@ -41,7 +41,13 @@ fn check(call: &'static str, code: c_int) -> Result<()> {
     }
 }
 
+/// At exit: tell the other processes this one leaves; finalise MPI after a
+/// clean run, abort the job after a failure (a finalisation the peers
+/// never reach would hang).
 extern "C" fn finalize_at_exit() {
+    if !super::job::at_exit() {
+        return; // Aborted: the transport does not return from that.
+    }
     let mut finalized = 0;
     // SAFETY: plain queries and the final call, once, at process exit.
     unsafe {
@@ -54,6 +60,7 @@ extern "C" fn finalize_at_exit() {
 
 extern "C" {
     fn atexit(f: extern "C" fn()) -> c_int;
+    fn _exit(code: c_int) -> !;
 }
 
 impl MpiTransport {
@@ -203,10 +210,38 @@ impl Transport for MpiTransport {
         }
     }
 
+    fn exit_barrier(&self, failed: &dyn Fn() -> bool) -> bool {
+        let mut request = MaybeUninit::uninit();
+        // SAFETY: a non-blocking barrier on our communicator, tested until
+        // done; the request lives on this stack frame until then.
+        unsafe {
+            if ffi::MPI_Ibarrier(self.comm, request.as_mut_ptr()) != 0 {
+                return false;
+            }
+            let mut request = request.assume_init();
+            loop {
+                let mut done = 0;
+                if ffi::MPI_Test(&mut request, &mut done, ffi::RSMPI_STATUS_IGNORE) != 0 {
+                    return false;
+                }
+                if done != 0 {
+                    return true;
+                }
+                if failed() {
+                    return false;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+
     fn abort(&self, message: &str) -> ! {
         eprintln!("{message}");
-        // SAFETY: ends the job.
-        unsafe { ffi::MPI_Abort(ffi::RSMPI_COMM_WORLD, 1) };
-        std::process::exit(1)
+        // SAFETY: ends the job. `_exit`, not `exit`: this may run in an
+        // atexit handler, where `exit` is undefined behaviour.
+        unsafe {
+            ffi::MPI_Abort(ffi::RSMPI_COMM_WORLD, 1);
+            _exit(1)
+        }
     }
 }

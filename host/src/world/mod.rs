@@ -33,6 +33,8 @@ use std::sync::{mpsc, Mutex};
 pub(crate) struct World {
     pub job: Job,
     runtime: Runtime,
+    /// This run's number among the runs of the job, from 0.
+    run: u32,
     /// The run's data and control channels.
     data: u32,
     control: u32,

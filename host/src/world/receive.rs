@@ -28,6 +28,7 @@ impl World {
 
     fn receive_loop(&self) {
         let mut idle = 0u32;
+        let mut spins = 0u32;
         let tx = self
             .control_tx
             .lock()
@@ -59,6 +60,16 @@ impl World {
             }
             if let Err(e) = transport.progress() {
                 self.fail(self.me(), e.to_string());
+            }
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(256) {
+                // Every process takes part in a run: one that left ends it.
+                for p in self.others() {
+                    let left = crate::transport::departure::check_run(&**transport, p, self.run);
+                    if let Err(crate::error::Error::PeerFailed { message, .. }) = left {
+                        self.fail(p, message);
+                    }
+                }
             }
             idle = if busy { 0 } else { idle.saturating_add(1) };
             if idle > 10_000 {

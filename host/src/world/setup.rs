@@ -73,6 +73,7 @@ impl World {
         let n = setups.len();
         let (tx, rx) = mpsc::channel();
         let world = World {
+            run,
             runtime: runtime.clone(),
             data,
             control,

@@ -353,3 +353,18 @@ pub fn window_misuse(rank: &mut Rank, args: &CheckArgs) {
         rank.win_free(new);
     }
 }
+
+/// World rank 1 (on process 0) notifies a rank that does not exist; the
+/// ranks of the other processes wait for a notification that only it
+/// would have sent. The failure must reach them at once: they never
+/// finish on their own, and the watchdog may be off.
+#[rank]
+pub fn wait_on_failed(rank: &mut Rank, _args: &CheckArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    if me == 1 {
+        rank.notify(world, world.size() + 5, 0);
+    } else if me >= 2 {
+        rank.wait_notifications(7, 1);
+    }
+}

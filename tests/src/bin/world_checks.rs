@@ -175,6 +175,27 @@ impl Run<'_> {
         }
     }
 
+    /// A rank of process 0 fails while the ranks of the others wait for
+    /// it: every process must end its run with the error, at once.
+    fn wait_on_failed(&self, process: u32) -> Check {
+        match self.run(&WAIT_ON_FAILED, 4, 0, 0) {
+            Ok(_) => Err("the failure went unreported".into()),
+            Err(Error::RankCall { message, .. }) if process == 0 => {
+                println!("world_checks: process 0 reports its rank's error: {message}");
+                Ok(())
+            }
+            Err(Error::PeerFailed {
+                process: 0,
+                message,
+                ..
+            }) if process != 0 => {
+                println!("world_checks: process {process} reports process 0's failure: {message}");
+                Ok(())
+            }
+            Err(other) => Err(format!("unexpected error: {other}")),
+        }
+    }
+
     /// The bad calls that only a world of several processes rejects.
     fn aborts(&self, process: u32) -> Check {
         self.abort(process, 0, "put", "out of range")?;
@@ -194,9 +215,16 @@ impl Run<'_> {
 }
 
 fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_default();
     let rt = Runtime::new().expect("runtime");
-    let module = rt.load(&dcuda_tests::rank_ptx()).expect("module");
     let process = rt.job().map_or(0, |j| j.process());
+    if mode == "fail-before-setup" && process == 1 {
+        // A program error before the first collective step: the others
+        // wait for this process in it.
+        eprintln!("world_checks: process 1 fails before setup");
+        std::process::exit(3);
+    }
+    let module = rt.load(&dcuda_tests::rank_ptx()).expect("module");
     // Uneven: 2 ranks on even processes, 3 on odd ones.
     let ranks = 2 + process % 2;
     let config = RunConfig::new(64).ranks(ranks);
@@ -210,9 +238,13 @@ fn main() {
         first: info.first_rank,
         world: info.rank_count,
     };
-    let abort = std::env::args().nth(1).as_deref() == Some("abort");
-    let checks: Vec<Named> = if abort {
+    let checks: Vec<Named> = if mode == "abort" {
         vec![("abort", Box::new(|| run.aborts(process)))]
+    } else if mode == "wait-on-failed" {
+        vec![(
+            "wait on a failed process",
+            Box::new(|| run.wait_on_failed(process)),
+        )]
     } else {
         vec![
             ("ring, small", Box::new(|| run.ring(300, 40))),
