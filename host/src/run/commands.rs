@@ -113,3 +113,71 @@ impl Services {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use dcuda_device::abi::{Command, Op, Request, Transfer, TAGS};
+    use proptest::prelude::*;
+
+    fn command(op: u32, arg: u32, len: u32, payload: [u8; Command::PAYLOAD]) -> Command {
+        Command {
+            seq: 1,
+            rank: 0,
+            op,
+            len,
+            arg,
+            _pad: [0; 3],
+            payload,
+        }
+    }
+
+    proptest! {
+        /// Whatever the device wrote, decoding gives a request or an
+        /// error; it never panics, and what it accepts is in range.
+        #[test]
+        fn decoding_arbitrary_commands_never_panics(op in 0u32..16, arg: u32, len: u32, payload in proptest::array::uniform32(any::<u8>())) {
+            match command(op, arg, len, payload).decode() {
+                Ok(Request::LogText(_, n)) => prop_assert!(n <= Command::PAYLOAD),
+                Ok(Request::Put { tag: Some(t), .. } | Request::Get { tag: Some(t), .. }) => prop_assert!(t < TAGS),
+                Ok(Request::Put { inline: true, transfer, .. }) => prop_assert!(transfer.bytes <= 8),
+                Ok(Request::Notify { tag, .. }) => prop_assert!(tag < TAGS),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_commands_are_errors() {
+        let t = Transfer {
+            target: 1,
+            window: 0,
+            offset: 0,
+            local: 0,
+            bytes: 9,
+        };
+        let mut payload = [0u8; Command::PAYLOAD];
+        payload.copy_from_slice(bytemuck::bytes_of(&t));
+        let cases = [
+            (command(99, 0, 0, [0; 32]), "unknown op"),
+            (
+                command(Op::Log as u32, 0, 33, [0; 32]),
+                "log fragment longer than the payload",
+            ),
+            (
+                command(Op::Put as u32, 600, 32, payload),
+                "tag out of range",
+            ),
+            (
+                command(Op::PutInline as u32, 1, 32, payload),
+                "inline put of more than 8 bytes",
+            ),
+            (
+                command(Op::LogArg as u32, 9, 8, [0; 32]),
+                "unknown log argument kind",
+            ),
+        ];
+        for (cmd, reason) in cases {
+            assert_eq!(cmd.decode().unwrap_err().reason, reason);
+        }
+    }
+}

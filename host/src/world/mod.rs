@@ -66,6 +66,9 @@ pub(crate) struct World {
     control_rx: Mutex<mpsc::Receiver<(u32, Vec<u8>)>>,
     control_tx: Mutex<mpsc::Sender<(u32, Vec<u8>)>>,
     stop: AtomicBool,
+    /// Gets in flight, per device rank: `(start, end)` of each one's local
+    /// destination. Replies are written only inside one of them.
+    gets: Mutex<HashMap<u32, Vec<(u64, u64)>>>,
     /// Peer allocations mapped here (IPC), unmapped when the run ends.
     mappings: Mutex<HashMap<(u32, [u8; 64]), u64>>,
     /// Device addresses of the run's window table and peer table.

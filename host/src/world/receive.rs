@@ -207,6 +207,7 @@ impl World {
                         ),
                     ));
                 }
+                self.accept_reply(from, rank, local, data.len() as u64, last)?;
                 if !data.is_empty() {
                     self.runtime.write_device(local, data)?;
                 }

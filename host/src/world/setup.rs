@@ -92,6 +92,7 @@ impl World {
             control_rx: Mutex::new(rx),
             control_tx: Mutex::new(tx),
             stop: AtomicBool::new(false),
+            gets: Mutex::new(HashMap::new()),
             mappings: Mutex::new(HashMap::new()),
             table: 0,
             peers: 0,

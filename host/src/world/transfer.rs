@@ -90,6 +90,21 @@ impl World {
 
     /// A get by device rank `rank`: asks the target's host for the data.
     pub fn get(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        let end = t.local.checked_add(t.bytes).ok_or_else(|| {
+            peer_error(
+                "command",
+                format!(
+                    "device rank {rank} asked for a get of {} bytes into {:#x}, which wraps around",
+                    t.bytes, t.local
+                ),
+            )
+        })?;
+        self.gets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(rank)
+            .or_default()
+            .push((t.local, end));
         let msg = Message::Get {
             source: self.first() + rank,
             target: t.target,
@@ -103,9 +118,26 @@ impl World {
     }
 }
 
+/// The index of the range of `pending` that holds `bytes` at `local`.
+fn inside(pending: &[(u64, u64)], local: u64, bytes: u64) -> Option<usize> {
+    let end = local.checked_add(bytes)?;
+    pending.iter().position(|&(s, e)| local >= s && end <= e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replies_land_only_inside_a_get_in_flight() {
+        let pending = [(0x1000, 0x1100), (0x2000, 0x2010)];
+        assert_eq!(inside(&pending, 0x1000, 0x100), Some(0));
+        assert_eq!(inside(&pending, 0x2008, 8), Some(1));
+        assert_eq!(inside(&pending, 0x10ff, 2), None, "past the end");
+        assert_eq!(inside(&pending, 0xfff, 1), None, "before the start");
+        assert_eq!(inside(&pending, u64::MAX, 2), None, "wrapping");
+        assert_eq!(inside(&[], 0x1000, 0), None, "no get in flight");
+    }
 
     #[test]
     fn pieces_cover_the_transfer_once() {
@@ -117,5 +149,28 @@ mod tests {
             vec![(0, c, false), (c, c, false), (2 * c, 3, true)]
         );
         assert_eq!(pieces(c).collect::<Vec<_>>(), vec![(0, c, true)]);
+    }
+}
+
+impl World {
+    /// Checks a get reply's piece for device rank `rank` against the gets
+    /// in flight; `last`: the get is complete and leaves the list.
+    pub(super) fn accept_reply(
+        &self,
+        from: u32,
+        rank: u32,
+        local: u64,
+        bytes: u64,
+        last: bool,
+    ) -> Result<()> {
+        let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
+        let pending = gets.entry(rank).or_default();
+        let Some(i) = inside(pending, local, bytes) else {
+            return Err(peer_error("receive", format!("process {from} replied with {bytes} bytes for {local:#x} of device rank {rank}, which asked for no such get")));
+        };
+        if last {
+            pending.remove(i);
+        }
+        Ok(())
     }
 }
