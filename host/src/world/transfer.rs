@@ -124,6 +124,29 @@ fn inside(pending: &[(u64, u64)], local: u64, bytes: u64) -> Option<usize> {
     pending.iter().position(|&(s, e)| local >= s && end <= e)
 }
 
+impl World {
+    /// Checks a get reply's piece for device rank `rank` against the gets
+    /// in flight; `last`: the get is complete and leaves the list.
+    pub(super) fn accept_reply(
+        &self,
+        from: u32,
+        rank: u32,
+        local: u64,
+        bytes: u64,
+        last: bool,
+    ) -> Result<()> {
+        let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
+        let pending = gets.entry(rank).or_default();
+        let Some(i) = inside(pending, local, bytes) else {
+            return Err(peer_error("receive", format!("process {from} replied with {bytes} bytes for {local:#x} of device rank {rank}, which asked for no such get")));
+        };
+        if last {
+            pending.remove(i);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,28 +172,5 @@ mod tests {
             vec![(0, c, false), (c, c, false), (2 * c, 3, true)]
         );
         assert_eq!(pieces(c).collect::<Vec<_>>(), vec![(0, c, true)]);
-    }
-}
-
-impl World {
-    /// Checks a get reply's piece for device rank `rank` against the gets
-    /// in flight; `last`: the get is complete and leaves the list.
-    pub(super) fn accept_reply(
-        &self,
-        from: u32,
-        rank: u32,
-        local: u64,
-        bytes: u64,
-        last: bool,
-    ) -> Result<()> {
-        let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
-        let pending = gets.entry(rank).or_default();
-        let Some(i) = inside(pending, local, bytes) else {
-            return Err(peer_error("receive", format!("process {from} replied with {bytes} bytes for {local:#x} of device rank {rank}, which asked for no such get")));
-        };
-        if last {
-            pending.remove(i);
-        }
-        Ok(())
     }
 }
