@@ -7,3 +7,4 @@ pub mod collectives;
 pub mod probe;
 pub mod runtime_checks;
 pub mod stats;
+pub mod stress;
