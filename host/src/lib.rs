@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod config;
 mod error;
 mod launch;
 mod memory;

@@ -27,6 +27,7 @@ pub struct DeviceInfo {
 pub struct Runtime {
     pub(crate) device: Arc<dyn Device>,
     info: DeviceInfo,
+    chosen: String,
     job: Option<Job>,
 }
 
@@ -104,20 +105,22 @@ impl RuntimeBuilder {
         let job = crate::transport::job(self.transport)?;
         let ordinal = match self.device {
             Some(d) => d,
-            None => match env_usize("DCUDA_DEVICE", "a device ordinal (0, 1, ...)")? {
+            None => match crate::config::DEVICE.number(false)? {
                 Some(d) => d,
                 None => default_ordinal(job.as_ref(), GpuDevice::visible())?,
             },
         };
         let emulator_threads = match self.emulator_threads {
             Some(t) => t,
-            None => env_usize("DCUDA_EMULATOR_THREADS", "a thread count")?
+            None => crate::config::EMULATOR_THREADS
+                .number(true)?
                 .unwrap_or(EmuDevice::DEFAULT_THREADS)
                 .max(1),
         };
         let emulator_ranks = match self.emulator_ranks {
             Some(r) => r,
-            None => env_usize("DCUDA_EMULATOR_RANKS", "a rank count")?
+            None => crate::config::EMULATOR_RANKS
+                .number(true)?
                 .unwrap_or(EmuDevice::DEFAULT_RANKS)
                 .max(1),
         };
@@ -168,7 +171,12 @@ impl RuntimeBuilder {
                 );
             }
         }
-        Ok(Runtime { device, info, job })
+        Ok(Runtime {
+            device,
+            info,
+            chosen: format!("{source}{why}"),
+            job,
+        })
     }
 }
 
@@ -204,18 +212,6 @@ pub(crate) fn default_ordinal(job: Option<&Job>, visible: Option<usize>) -> Resu
     }
 }
 
-fn env_usize(var: &'static str, expected: &'static str) -> Result<Option<usize>> {
-    match std::env::var(var) {
-        Err(_) => Ok(None),
-        Ok(v) if v.trim().is_empty() => Ok(None),
-        Ok(v) => v.trim().parse().map(Some).map_err(|_| Error::InvalidEnv {
-            var,
-            value: v,
-            expected,
-        }),
-    }
-}
-
 impl Runtime {
     /// A runtime with the default configuration (see [`RuntimeBuilder`]).
     pub fn new() -> Result<Runtime> {
@@ -230,6 +226,18 @@ impl Runtime {
     /// The backend in use.
     pub fn backend(&self) -> Backend {
         self.info.backend
+    }
+
+    /// How the backend was chosen, in words ("automatically (no CUDA
+    /// driver found)", "by DCUDA_BACKEND").
+    pub fn choice(&self) -> &str {
+        &self.chosen
+    }
+
+    /// GPUs the CUDA driver shows this process (after
+    /// `CUDA_VISIBLE_DEVICES`); `None` when there is no driver.
+    pub fn visible_gpus() -> Option<usize> {
+        GpuDevice::visible()
     }
 
     /// The device in use.

@@ -7,7 +7,7 @@
 pub(crate) mod emu;
 pub(crate) mod gpu;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::module::Ptx;
 use crate::runtime::DeviceInfo;
 use std::ffi::c_void;
@@ -139,20 +139,14 @@ impl BackendChoice {
     /// The environment variable that chooses the backend.
     pub const ENV: &'static str = "DCUDA_BACKEND";
 
-    /// Reads [`Self::ENV`]: `auto`, `gpu` or `emulator` (also `emu`, `cpu`).
+    /// Reads [`Self::ENV`]: `auto`, `gpu` or `emulator` (also `cuda`;
+    /// `emu`, `cpu`).
     pub fn from_env() -> Result<Option<BackendChoice>> {
-        match std::env::var(Self::ENV) {
-            Err(_) => Ok(None),
-            Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
-                "" | "auto" => Ok(Some(BackendChoice::Auto)),
-                "gpu" | "cuda" => Ok(Some(BackendChoice::Gpu)),
-                "emulator" | "emu" | "cpu" => Ok(Some(BackendChoice::Emulator)),
-                _ => Err(Error::InvalidEnv {
-                    var: Self::ENV,
-                    value: v,
-                    expected: "auto, gpu or emulator",
-                }),
-            },
-        }
+        let choices = ["auto", "gpu", "cuda", "emulator", "emu", "cpu"];
+        Ok(crate::config::BACKEND.choice(&choices)?.map(|c| match c {
+            "auto" => BackendChoice::Auto,
+            "gpu" | "cuda" => BackendChoice::Gpu,
+            _ => BackendChoice::Emulator,
+        }))
     }
 }

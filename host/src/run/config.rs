@@ -7,7 +7,8 @@ use std::time::Duration;
 pub struct RunConfig {
     pub(super) threads_per_rank: u32,
     pub(super) ranks: Option<u32>,
-    pub(super) watchdog: Option<Duration>,
+    /// `None`: `DCUDA_WATCHDOG_SECS` (read when the run starts).
+    pub(super) watchdog: Option<Option<Duration>>,
     pub(super) notification_start: u32,
 }
 
@@ -15,15 +16,10 @@ impl RunConfig {
     /// Ranks of `threads_per_rank` threads (a multiple of 32, at most
     /// 1024), as many as can be co-resident.
     pub fn new(threads_per_rank: u32) -> Self {
-        let watchdog = std::env::var("DCUDA_WATCHDOG_SECS")
-            .ok()
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .map(|s| (s > 0.0).then(|| Duration::from_secs_f64(s)))
-            .unwrap_or(Some(Self::DEFAULT_WATCHDOG));
         RunConfig {
             threads_per_rank,
             ranks: None,
-            watchdog,
+            watchdog: None,
             notification_start: 0,
         }
     }
@@ -41,8 +37,19 @@ impl RunConfig {
     /// unfinished ranks have waited without progress this long
     /// (default 10 s, or `DCUDA_WATCHDOG_SECS`; 0 turns it off).
     pub fn watchdog(mut self, after: Option<Duration>) -> Self {
-        self.watchdog = after;
+        self.watchdog = Some(after);
         self
+    }
+
+    /// The watchdog's patience for a run starting now: the program's, else
+    /// `DCUDA_WATCHDOG_SECS`, else the default.
+    pub(super) fn patience(&self) -> crate::Result<Option<Duration>> {
+        match self.watchdog {
+            Some(w) => Ok(w),
+            None => Ok(crate::config::WATCHDOG_SECS
+                .seconds()?
+                .unwrap_or(Some(Self::DEFAULT_WATCHDOG))),
+        }
     }
 
     /// Start every notification counter at `start` (tests use values near

@@ -125,6 +125,9 @@ impl Module {
         args: &A,
     ) -> Result<RankRun> {
         let ranks = self.resolve_ranks(kernel, config)?;
+        // Everything that can fail before the launch: after it, the kernel
+        // needs its host.
+        let watchdog = config.patience()?;
         let (state, world) = RunState::new(self.runtime(), ranks, config, args)?;
         let launch = self.launch_rank_kernel(
             kernel,
@@ -133,7 +136,6 @@ impl Module {
             (state.context.addr(), state.args.addr()),
             *args,
         )?;
-        let watchdog = config.watchdog;
         let started = Instant::now();
         let server = std::thread::Builder::new()
             .name("dcuda-progress".into())

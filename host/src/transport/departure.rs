@@ -38,6 +38,7 @@ pub(crate) fn record_failure(message: &str) {
 }
 
 /// The failure this process saw, if any.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn failure() -> Option<String> {
     FAILURE.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
@@ -98,6 +99,7 @@ pub(crate) fn check(transport: &dyn Transport, p: u32, waiting_in: &'static str)
 /// At exit: tells every other process that this one leaves, and how. With
 /// a failure, gives the notices a moment to leave, then aborts the job
 /// (`MPI_Abort` under MPI); returns `true` when the caller may finalise.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn leave(transport: &dyn Transport) -> bool {
     let failure = failure();
     let notice = match &failure {

@@ -34,6 +34,11 @@ impl Job {
         self.nodes[self.process() as usize]
     }
 
+    /// The transport's name.
+    pub fn transport_name(&self) -> &'static str {
+        self.transport.name()
+    }
+
     /// Nodes in the job.
     pub fn nodes(&self) -> u32 {
         self.nodes.iter().max().map_or(1, |m| m + 1)
@@ -98,7 +103,12 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
     }
     let choice = match choice {
         Some(c) => c,
-        None => TransportChoice::Named(std::env::var("DCUDA_TRANSPORT").unwrap_or_default()),
+        None => TransportChoice::Named(
+            crate::config::TRANSPORT
+                .choice(&["mpi", "none"])?
+                .unwrap_or_default()
+                .to_string(),
+        ),
     };
     let transport: Arc<dyn Transport> = match choice {
         TransportChoice::Instance(t) => t,
@@ -145,6 +155,7 @@ fn open_mpi() -> Result<Arc<dyn Transport>> {
 
 /// The exit hook of a job's transport: tells the others this process
 /// leaves; returns whether the transport may finalise (no failure seen).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn at_exit() -> bool {
     match JOB.get() {
         Some(Ok(Some(job))) => super::departure::leave(&*job.transport),

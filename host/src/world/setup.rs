@@ -17,11 +17,8 @@ static RUNS: AtomicU32 = AtomicU32::new(0);
 
 /// Set `DCUDA_PEER_ACCESS=0` to send all traffic between GPUs of a node
 /// through the transport (for tests and comparison).
-fn peer_access_allowed() -> bool {
-    !matches!(
-        std::env::var("DCUDA_PEER_ACCESS").as_deref().map(str::trim),
-        Ok("0") | Ok("off") | Ok("no") | Ok("false")
-    )
+fn peer_access_allowed() -> Result<bool> {
+    Ok(crate::config::PEER_ACCESS.switch()?.unwrap_or(true))
 }
 
 pub(super) fn peer_error(call: &'static str, reason: String) -> Error {
@@ -109,9 +106,10 @@ impl World {
         let mut routes = vec![Route::Host; setups.len()];
         routes[me] = Route::Local;
         let runtime = self.runtime.clone();
+        let allowed = peer_access_allowed()?;
         if let Some(peers) = runtime.device.peers() {
             for (p, s) in setups.iter().enumerate() {
-                if p == me || !peer_access_allowed() || s.node != mine.node || s.pci.is_empty() {
+                if p == me || !allowed || s.node != mine.node || s.pci.is_empty() {
                     continue;
                 }
                 if s.pci == mine.pci {
