@@ -329,3 +329,28 @@ fn window_misuse_is_an_error_not_silent_corruption() {
         }
     }
 }
+
+#[test]
+fn watchdog_reports_ranks_that_poll_forever_with_live_counts() {
+    let (rt, module) = setup();
+    let mut b = Buffers::new(&rt, 2, 1);
+    let config = RunConfig::new(32)
+        .ranks(2)
+        .watchdog(Some(Duration::from_millis(800)));
+    // SAFETY: buffers hold 1 word per rank.
+    match unsafe { module.run(&POLL_FOREVER, &config, &b.args(0, 0)) } {
+        Err(Error::Watchdog { report, .. }) => {
+            assert!(
+                report.contains(
+                    "rank 0: test_notifications(tag 6, count 1) keeps failing: 0 available"
+                ),
+                "{report}"
+            );
+            assert!(
+                report.contains("rank 1: wait_notifications(tag 4, count 5): 3 available"),
+                "{report}"
+            );
+        }
+        other => panic!("expected the watchdog, got {other:?}"),
+    }
+}

@@ -187,6 +187,28 @@ impl Runtime {
     pub fn test_match(&mut self, block: &mut Block, m: Match, count: u32) -> bool {
         self.check_match(block, Call::TestMatch, &m, count);
         let (ctx, id) = (*self.ctx(), block.id());
-        block.single(|_| try_match(&ctx, id, &m, count).unwrap_or(0)) == 1
+        let (status, streak) = (ctx.status(id), &mut self.tests);
+        let source = match m.source {
+            Source::Any => u32::MAX,
+            Source::Rank(r) => r,
+        };
+        let r = block.single(|_| match try_match(&ctx, id, &m, count) {
+            Ok(_) => {
+                streak.succeeded(status);
+                1
+            }
+            Err(seen) => {
+                let args = [m.tag.unwrap_or(u32::MAX), count, source];
+                if streak.failed(&ctx, status, Call::TestMatch, args, seen) {
+                    2
+                } else {
+                    0
+                }
+            }
+        });
+        if r == 2 {
+            super::wait::abort_exit()
+        }
+        r == 1
     }
 }

@@ -124,6 +124,7 @@ impl Runtime {
         self.check_count(block, Call::WaitNotifications, count);
         let (ctx, id) = (*self.ctx(), block.id());
         let mut setup = self.counters.first_use();
+        self.tests.waiting();
         self.wait_until(block, Call::WaitNotifications, [tag, count, 0], || {
             if core::mem::take(&mut setup) {
                 init_consumed(ctx.notification_start);
@@ -140,11 +141,29 @@ impl Runtime {
         self.check_count(block, Call::TestNotifications, count);
         let (ctx, id) = (*self.ctx(), block.id());
         let first = self.counters.first_use();
-        block.single(|_| {
+        let (status, streak) = (ctx.status(id), &mut self.tests);
+        let r = block.single(|_| {
             if first {
                 init_consumed(ctx.notification_start);
             }
-            try_consume(&ctx, id, tag, count).unwrap_or(0)
-        }) == 1
+            match try_consume(&ctx, id, tag, count) {
+                Ok(_) => {
+                    streak.succeeded(status);
+                    1
+                }
+                Err(seen) => {
+                    let args = [tag, count, 0];
+                    if streak.failed(&ctx, status, Call::TestNotifications, args, seen) {
+                        2
+                    } else {
+                        0
+                    }
+                }
+            }
+        });
+        if r == 2 {
+            super::wait::abort_exit()
+        }
+        r == 1
     }
 }

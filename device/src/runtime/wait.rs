@@ -2,7 +2,7 @@
 //! abort flag and telling the watchdog what it waits on.
 
 use super::Runtime;
-use crate::abi::Call;
+use crate::abi::{Call, RankContext, WaitStatus};
 use crate::arch::{self, Scope};
 use crate::block::Block;
 
@@ -46,6 +46,14 @@ impl Runtime {
                         return u64::MAX;
                     }
                     let now = arch::global_timer();
+                    if published {
+                        // The watchdog reports live counts. By now the loop
+                        // backs off, so these writes over the bus are rare.
+                        // SAFETY: this rank's status slot.
+                        unsafe {
+                            arch::store_relaxed(&raw mut (*status).seen, seen, Scope::System)
+                        };
+                    }
                     if since == 0 {
                         since = now;
                     } else if !published && now.wrapping_sub(since) > after {
@@ -82,4 +90,74 @@ impl Runtime {
 #[inline(always)]
 pub(crate) fn abort_exit() -> ! {
     arch::exit_thread()
+}
+
+/// A run of failed tests (`test_notifications`, `test_match`) by the
+/// leader thread: after as long as a wait waits before it says so, the rank
+/// publishes what it tests for, so that the watchdog sees a rank that polls
+/// forever as waiting. Only the leader thread reads and writes it.
+#[derive(Default)]
+pub(crate) struct TestStreak {
+    since: u64,
+    published: bool,
+    seen: u32,
+}
+
+impl TestStreak {
+    /// A test failed with `seen` available (leader thread). Returns
+    /// whether the run was aborted: a rank that only polls must still end.
+    #[inline(always)]
+    pub fn failed(
+        &mut self,
+        ctx: &RankContext,
+        status: *mut WaitStatus,
+        call: Call,
+        args: [u32; 3],
+        seen: u32,
+    ) -> bool {
+        // SAFETY: the abort flag lives for the whole run.
+        if unsafe { arch::load_relaxed(ctx.abort(), Scope::Gpu) } != 0 {
+            return true;
+        }
+        let after = ctx.status_after_ns;
+        let now = arch::global_timer();
+        if self.since == 0 {
+            self.since = now;
+            return false;
+        }
+        // SAFETY: this rank's status slot.
+        unsafe {
+            if !self.published && now.wrapping_sub(self.since) > after {
+                let s = &mut *status;
+                s.a = args[0];
+                s.b = args[1];
+                s.c = args[2];
+                s.seen = seen;
+                arch::store_release(&raw mut s.state, call as u32 + 1, Scope::System);
+                self.published = true;
+                self.seen = seen;
+            } else if self.published && seen != self.seen {
+                self.seen = seen;
+                arch::store_relaxed(&raw mut (*status).seen, seen, Scope::System);
+            }
+        }
+        false
+    }
+
+    /// A wait starts: it publishes its own status, which a later test's
+    /// streak must publish again.
+    #[inline(always)]
+    pub fn waiting(&mut self) {
+        self.published = false;
+    }
+
+    /// A test succeeded (leader thread): the rank runs again.
+    #[inline(always)]
+    pub fn succeeded(&mut self, status: *mut WaitStatus) {
+        if self.published {
+            // SAFETY: this rank's status slot.
+            unsafe { arch::store_relaxed(&raw mut (*status).state, 0, Scope::System) };
+        }
+        *self = TestStreak::default();
+    }
 }

@@ -78,6 +78,20 @@ pub(crate) fn describe_wait(rank: u32, s: &WaitStatus) -> String {
             "put_notify to rank {} (window {}, tag {}): its matching log is full",
             s.c, s.a, s.b
         ),
+        Some(Call::TestNotifications) => format!(
+            "test_notifications(tag {}, count {}) keeps failing: {} available",
+            s.a, s.b, s.seen as i32
+        ),
+        Some(Call::TestMatch) => format!(
+            "test_match(tag {}, count {}) keeps failing: {} match",
+            if s.a == u32::MAX {
+                "any".to_string()
+            } else {
+                s.a.to_string()
+            },
+            s.b,
+            s.seen
+        ),
         Some(Call::HostCall) => format!("a host call (op {}): waiting for the host", s.a),
         Some(other) => format!("{} ({}, {}, {})", other.name(), s.a, s.b, s.c),
         None => format!("state {}", s.state),

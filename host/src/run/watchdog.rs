@@ -13,7 +13,8 @@ pub(super) struct Watchdog {
     patience: Option<Duration>,
     last_change: Instant,
     last_look: Instant,
-    last_states: Vec<u32>,
+    /// Every rank's (state, count seen) at the last look.
+    last_states: Vec<(u32, u32)>,
     /// The report, once it fired.
     pub fired: Option<String>,
 }
@@ -41,15 +42,21 @@ impl Watchdog {
             return None;
         }
         self.last_look = Instant::now();
-        let states: Vec<u32> = (0..state.ranks).map(|r| state.status(r).state).collect();
+        // A wait whose count moves is progress, too.
+        let states: Vec<(u32, u32)> = (0..state.ranks)
+            .map(|r| {
+                let s = state.status(r);
+                (s.state, s.seen)
+            })
+            .collect();
         if states != self.last_states {
             self.last_states = states;
             self.last_change = Instant::now();
             return None;
         }
         let limit = self.patience?;
-        let stuck = self.last_states.iter().all(|&s| s != 0)
-            && self.last_states.iter().any(|&s| s != STATUS_FINISHED);
+        let stuck = self.last_states.iter().all(|&(s, _)| s != 0)
+            && self.last_states.iter().any(|&(s, _)| s != STATUS_FINISHED);
         if !stuck || self.fired.is_some() || self.last_change.elapsed() < limit {
             return None;
         }

@@ -368,3 +368,21 @@ pub fn wait_on_failed(rank: &mut Rank, _args: &CheckArgs) {
         rank.wait_notifications(7, 1);
     }
 }
+
+/// Rank 0 polls with `test_notifications` for a notification nobody sends,
+/// forever; rank 1 gets 3 of the 5 it waits for. The watchdog must report
+/// both, with the live count.
+#[rank]
+pub fn poll_forever(rank: &mut Rank, _args: &CheckArgs) {
+    let world = rank.world();
+    match world.rank() {
+        0 => {
+            for _ in 0..3 {
+                rank.notify(world, 1, 4);
+            }
+            while !rank.test_notifications(6, 1) {}
+        }
+        1 => rank.wait_notifications(4, 5),
+        _ => {}
+    }
+}
