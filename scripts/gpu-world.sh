@@ -34,8 +34,10 @@ for route in direct network; do
   run "world_checks abort ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks abort
   run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
   run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
+  run "stress, 10^6 messages ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
+  run "world_checks wait-on-failed ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=0 ${mpirun_[*]} examples/world_checks wait-on-failed"
 done
-grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:" "$log" | head -20
+grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process" "$log" | head -30
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   run "bench_world (direct)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
