@@ -31,7 +31,8 @@ RUN_LIMIT=180
 for route in direct network; do
   peer=1; [ $route = network ] && peer=0
   run "world_checks ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks
-  run "world_checks abort ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/world_checks abort
+  # A failed job exits non-zero; its processes print what failed.
+  run "world_checks abort ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer ${mpirun_[*]} examples/world_checks abort"
   run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
   run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
   run "stress, 10^6 messages ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
