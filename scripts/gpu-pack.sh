@@ -27,7 +27,7 @@ for line in sys.stdin:
       # gpu-run.sh runs the packed examples itself.
       # world starts mpirun on this machine's builds; gpu-world.sh runs
       # the multi-process programs itself.
-      case $name in examples_run|world) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
+      case $name in examples_run|world|stress|run|info) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
     done
 
 cargo build --release -p dcuda-examples -p dcuda-tests --bins
