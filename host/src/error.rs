@@ -160,6 +160,10 @@ pub enum Error {
         /// What each rank was waiting on.
         report: String,
     },
+    /// The job's setup failed earlier in this process; every later call
+    /// returns that failure.
+    #[error(transparent)]
+    JobSetup(std::sync::Arc<Error>),
     /// A transport does not offer an operation (one-sided access, say).
     #[error("dcuda: the {transport} transport does not support {operation}")]
     Unsupported {
@@ -191,6 +195,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// The message without the `dcuda: ` prefix, for wrapping into another
+    /// error's text: the prefix then appears once.
+    pub(crate) fn reason(&self) -> String {
+        let text = self.to_string();
+        text.strip_prefix("dcuda: ")
+            .map(str::to_string)
+            .unwrap_or(text)
+    }
+
     pub(crate) fn cuda(call: &'static str, e: cudarc::driver::DriverError) -> Error {
         let code = e
             .error_name()
@@ -205,5 +218,31 @@ impl Error {
             code,
             message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapped_errors_name_dcuda_once() {
+        let inner = Error::Network {
+            call: "decode",
+            reason: "a truncated message".into(),
+        };
+        let outer = Error::Network {
+            call: "receive",
+            reason: inner.reason(),
+        };
+        assert_eq!(
+            outer.to_string(),
+            "dcuda: network: receive: network: decode: a truncated message"
+        );
+        let setup = Error::JobSetup(std::sync::Arc::new(inner));
+        assert_eq!(
+            setup.to_string(),
+            "dcuda: network: decode: a truncated message"
+        );
     }
 }

@@ -220,7 +220,7 @@ fn serve(
     crate::transport::noted(match outcome {
         Err(Error::PeerFailed { .. }) => outcome,
         Err(e) => {
-            w.broadcast_abort(&format!("process {}: {e}", w.me()));
+            w.broadcast_abort(&format!("process {}: {}", w.me(), e.reason()));
             Err(e)
         }
         Ok(report) => match w.failure() {
@@ -234,7 +234,7 @@ fn serve(
                     call: "receive",
                     reason: message,
                 };
-                w.broadcast_abort(&format!("process {}: {e}", w.me()));
+                w.broadcast_abort(&format!("process {}: {}", w.me(), e.reason()));
                 Err(e)
             }
             None => {

@@ -212,6 +212,6 @@ fn report_rank_error(state: &RunState, w: &World, kernel: &str, done: bool) -> R
         return Ok(false);
     }
     let e = rank_error(Some(w), kernel.to_string(), &record);
-    w.broadcast_abort(&format!("process {}: {e}", w.me()));
+    w.broadcast_abort(&format!("process {}: {}", w.me(), e.reason()));
     Ok(true)
 }

@@ -67,18 +67,15 @@ impl std::fmt::Debug for TransportChoice {
 /// The transports dcuda has, by name.
 pub const TRANSPORTS: &[&str] = &["mpi", "none"];
 
-static JOB: OnceLock<std::result::Result<Option<Job>, String>> = OnceLock::new();
+static JOB: OnceLock<std::result::Result<Option<Job>, Arc<Error>>> = OnceLock::new();
 
 /// The job this process belongs to: `None` for a single process. Set up on
 /// first use, with `choice`, else `DCUDA_TRANSPORT`, else MPI when a
 /// launcher (`mpirun`, `srun`) started the process.
 pub fn job(choice: Option<TransportChoice>) -> Result<Option<Job>> {
-    JOB.get_or_init(|| init(choice).map_err(|e| e.to_string()))
+    JOB.get_or_init(|| init(choice).map_err(Arc::new))
         .clone()
-        .map_err(|reason| Error::Network {
-            call: "setup",
-            reason,
-        })
+        .map_err(Error::JobSetup)
 }
 
 /// Whether a launcher started this process as part of a job.

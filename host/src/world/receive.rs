@@ -41,14 +41,14 @@ impl World {
                 Ok(Some((from, msg))) => {
                     busy = true;
                     if let Err(e) = self.deliver(from, &msg) {
-                        self.fail(self.me(), e.to_string());
+                        self.fail(self.me(), e.reason());
                     }
                     if let Some(r) = self.received.get(from as usize) {
                         r.fetch_add(1, Ordering::Release);
                     }
                 }
                 Ok(None) => {}
-                Err(e) => self.fail(self.me(), e.to_string()),
+                Err(e) => self.fail(self.me(), e.reason()),
             }
             match transport.try_recv(self.control) {
                 Ok(Some(m)) => {
@@ -56,10 +56,10 @@ impl World {
                     let _ = tx.send(m);
                 }
                 Ok(None) => {}
-                Err(e) => self.fail(self.me(), e.to_string()),
+                Err(e) => self.fail(self.me(), e.reason()),
             }
             if let Err(e) = transport.progress() {
-                self.fail(self.me(), e.to_string());
+                self.fail(self.me(), e.reason());
             }
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(256) {
