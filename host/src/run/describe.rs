@@ -13,6 +13,17 @@ fn comm_name(context: u64) -> String {
     }
 }
 
+/// `v`, and, when it is a small negative number wrapped around (an offset
+/// computed as `me - 1` at rank 0, say), that number.
+fn signed_hint(v: u64) -> String {
+    let signed = v as i64;
+    if (-(1 << 32)..0).contains(&signed) {
+        format!("{v} (that is {signed})")
+    } else {
+        v.to_string()
+    }
+}
+
 /// The record as a sentence naming the rank, the call and the values.
 pub(crate) fn describe_error(e: &ErrorRecord) -> String {
     let call = Call::from_u32(e.call.wrapping_sub(1))
@@ -22,8 +33,9 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
     let detail = match Fault::from_u32(e.fault) {
         Some(Fault::RankOutOfRange) => format!("target rank {a} is out of range: the communicator has {b} ranks"),
         Some(Fault::OutOfBounds) => format!(
-            "elements {a}..{} are outside the target window of rank {c}, which has {b} elements",
-            a.saturating_add(d)
+            "elements {}..{} are outside the target window of rank {c}, which has {b} elements",
+            signed_hint(a),
+            signed_hint(a.wrapping_add(d)),
         ),
         Some(Fault::TagOutOfRange) => format!("tag {a} is out of range: tags are 0..{USER_TAGS}"),
         Some(Fault::TagReserved) => format!("tag {a} is reserved for the library's own traffic ({USER_TAGS}..{TAGS}); user tags are 0..{USER_TAGS}"),
@@ -186,6 +198,21 @@ mod tests {
             let (kind, bits) = a.encode();
             assert_eq!(LogArg::decode(kind, bits), Some(a));
         }
+    }
+
+    #[test]
+    fn wrapped_negative_offsets_are_shown_as_such() {
+        let e = ErrorRecord {
+            call: Call::Put as u32 + 1,
+            rank: 0,
+            fault: Fault::OutOfBounds as u32,
+            _pad: 0,
+            values: [u64::MAX, 16, 3, 1],
+        };
+        assert_eq!(
+            describe_error(&e),
+            "rank 0: put: elements 18446744073709551615 (that is -1)..0 are outside the target window of rank 3, which has 16 elements"
+        );
     }
 
     #[test]
