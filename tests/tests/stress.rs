@@ -1,7 +1,9 @@
 //! The randomized many-to-many stress test on 1, 2 and 3 processes (the
 //! emulator in CI). The seed is printed; a failure's output names it.
 
-use std::process::Command;
+mod common;
+
+use common::mpirun_outcome;
 
 /// A seed for this run, the same for every process of a job.
 fn seed() -> String {
@@ -13,38 +15,32 @@ fn seed() -> String {
 }
 
 fn stress(procs: u32, args: &[&str]) -> String {
-    let program = env!("CARGO_BIN_EXE_stress");
     let seed = seed();
-    let mut cmd = if procs == 1 {
-        Command::new(program)
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--seed", &seed]);
+    let (ok, text) = if procs == 1 {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_stress"))
+            .args(&all)
+            .env("DCUDA_BACKEND", "emulator")
+            .output()
+            .expect("cannot start the stress test");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
     } else {
-        let mut c = Command::new("mpirun");
-        c.args([
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-            "-np",
-        ])
-        .arg(procs.to_string())
-        .arg(program);
-        c
+        mpirun_outcome(
+            procs,
+            env!("CARGO_BIN_EXE_stress"),
+            &all,
+            &[("DCUDA_EMULATOR_RANKS", "64")],
+        )
     };
-    let out = cmd
-        .args(args)
-        .args(["--seed", &seed])
-        .env("DCUDA_BACKEND", "emulator")
-        .env("DCUDA_WATCHDOG_SECS", "60")
-        .output()
-        .expect("cannot start the stress test (mpirun needs openmpi-bin)");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
-        out.status.success(),
-        "stress on {procs} process(es) failed:\n{text}"
+        ok,
+        "stress on {procs} process(es) with seed {seed} failed:\n{text}"
     );
     for p in 0..procs {
         assert!(

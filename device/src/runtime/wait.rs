@@ -57,15 +57,7 @@ impl Runtime {
                     if since == 0 {
                         since = now;
                     } else if !published && now.wrapping_sub(since) > after {
-                        // SAFETY: this rank's status slot.
-                        unsafe {
-                            let s = &mut *status;
-                            s.a = args[0];
-                            s.b = args[1];
-                            s.c = args[2];
-                            s.seen = seen;
-                            arch::store_release(&raw mut s.state, call as u32 + 1, Scope::System);
-                        }
+                        publish(status, call, args, seen);
                         published = true;
                     }
                 }
@@ -83,6 +75,21 @@ impl Runtime {
             abort_exit()
         }
         outcome as u32
+    }
+}
+
+/// Tells the watchdog what this rank waits on (leader thread): the
+/// arguments first, then the state with a release.
+#[inline(always)]
+fn publish(status: *mut WaitStatus, call: Call, args: [u32; 3], seen: u32) {
+    // SAFETY: this rank's status slot, for the whole run.
+    unsafe {
+        let s = &mut *status;
+        s.a = args[0];
+        s.b = args[1];
+        s.c = args[2];
+        s.seen = seen;
+        arch::store_release(&raw mut s.state, call as u32 + 1, Scope::System);
     }
 }
 
@@ -128,12 +135,7 @@ impl TestStreak {
         // SAFETY: this rank's status slot.
         unsafe {
             if !self.published && now.wrapping_sub(self.since) > after {
-                let s = &mut *status;
-                s.a = args[0];
-                s.b = args[1];
-                s.c = args[2];
-                s.seen = seen;
-                arch::store_release(&raw mut s.state, call as u32 + 1, Scope::System);
+                publish(status, call, args, seen);
                 self.published = true;
                 self.seen = seen;
             } else if self.published && seen != self.seen {
