@@ -70,6 +70,13 @@ pub const PEER_ACCESS: Variable = Variable {
     meaning:
         "0 sends traffic between GPUs of a node through the transport instead of the direct route",
 };
+/// `DCUDA_LOG` (read by [`crate::log::init`]).
+pub const LOG: Variable = Variable {
+    name: "DCUDA_LOG",
+    accepts: "a tracing filter (info, warn, dcuda::rank=off, ...)",
+    default: "info",
+    meaning: "which messages dcuda::log::init shows on standard error",
+};
 /// `DCUDA_ARCH` (read by `dcuda-builder` at build time).
 pub const ARCH: Variable = Variable {
     name: "DCUDA_ARCH",
@@ -87,6 +94,7 @@ pub const VARIABLES: &[Variable] = &[
     WATCHDOG_SECS,
     TRANSPORT,
     PEER_ACCESS,
+    LOG,
     ARCH,
 ];
 

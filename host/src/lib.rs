@@ -19,6 +19,7 @@ mod backend;
 pub mod config;
 mod error;
 mod launch;
+pub mod log;
 mod memory;
 mod module;
 mod run;

@@ -152,15 +152,17 @@ impl RuntimeBuilder {
                 ),
                 None => info.name.clone(),
             };
-            eprintln!(
-                "dcuda: {} backend, {detail}, chosen {source}{why}",
+            tracing::info!(
+                target: "dcuda",
+                "{} backend, {detail}, chosen {source}{why}",
                 info.backend
             );
         }
         if let Some(j) = &job {
             if !self.quiet {
-                eprintln!(
-                    "dcuda: process {} of {} (node {} of {}, {} of {} on it), network {}",
+                tracing::info!(
+                    target: "dcuda",
+                    "process {} of {} (node {} of {}, {} of {} on it), transport {}",
                     j.process(),
                     j.processes(),
                     j.node(),

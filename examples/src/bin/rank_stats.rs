@@ -116,6 +116,7 @@ fn checksum(s: &Stats) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     let rt = Runtime::new()?;
     let input = input();
     let stats = run(&rt, &input)?;

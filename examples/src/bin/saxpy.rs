@@ -5,7 +5,8 @@ use dcuda::{LaunchConfig, Runtime};
 use dcuda_smoke_kernels::saxpy::SAXPY;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // ANCHOR: host
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
+                        // ANCHOR: host
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda_examples::smoke_ptx())?;
 

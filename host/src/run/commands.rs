@@ -78,7 +78,9 @@ impl Services {
                 let (format, args) = self.partial.remove(&rank).unwrap_or_default();
                 let text = format_log(&String::from_utf8_lossy(&format), &args);
                 let who = world.map_or(rank, |w| w.first() + rank);
-                println!("[rank {who}] {text}");
+                // The live rank log: its own target, with the rank as a
+                // field to filter on.
+                tracing::info!(target: "dcuda::rank", rank = who, "[rank {who}] {text}");
                 self.report.logs.push((rank, text));
             }
             Request::TimerStart(id) => {

@@ -129,7 +129,7 @@ fn serve(
             }
         }
         if let Some(text) = dog.check(state) {
-            eprintln!("{text}");
+            tracing::error!(target: "dcuda", "{text}");
             state.abort_run()?;
         }
         // Spin while work is likely, then yield the core.

@@ -162,7 +162,7 @@ impl World {
                     .iter()
                     .any(|e| e.entry.live != 0 && e.entry.bytes > 0 && e.ipc.is_none())
             {
-                eprintln!("dcuda: process {}: window {id} of process {p} is not in memory that can be mapped (allocate it with Runtime::alloc); its traffic goes through the host from now on", self.me());
+                tracing::warn!(target: "dcuda", "process {}: window {id} of process {p} is not in memory that can be mapped (allocate it with Runtime::alloc); its traffic goes through the host from now on", self.me());
                 self.demote(p as u32)?;
                 route = Route::Host;
             }

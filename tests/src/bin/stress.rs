@@ -51,6 +51,7 @@ fn parse() -> Result<Options, String> {
 }
 
 fn main() {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     if let Err(e) = run() {
         eprintln!("stress: FAILED: {e}");
         std::process::exit(1);

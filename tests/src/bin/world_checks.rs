@@ -215,6 +215,7 @@ impl Run<'_> {
 }
 
 fn main() {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     let mode = std::env::args().nth(1).unwrap_or_default();
     let rt = Runtime::new().expect("runtime");
     let process = rt.job().map_or(0, |j| j.process());

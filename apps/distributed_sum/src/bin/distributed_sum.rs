@@ -7,7 +7,8 @@ use dcuda::{RunConfig, Runtime};
 use distributed_sum_kernels::{value, SumArgs, DISTRIBUTED_SUM};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // ANCHOR: host
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
+                        // ANCHOR: host
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("distributed_sum_kernels"))?;
     let config = RunConfig::new(128);

@@ -9,6 +9,7 @@ use distributed_sum_kernels::{value, SumArgs, BLOCK_SUMS};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("distributed_sum_kernels"))?;
     let config = RunConfig::new(128);

@@ -5,6 +5,7 @@ use dcuda::{RunConfig, Runtime};
 use hello_kernels::{RingArgs, RING};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     let rt = Runtime::new()?; // prints the backend it chose
     // The argument of include_ptx! is the kernel crate's library name.
     let module = rt.load(&dcuda::include_ptx!("hello_kernels"))?;
