@@ -98,3 +98,12 @@ fn a_rank_error_reaches_ranks_waiting_on_it_at_once() {
         "{text}"
     );
 }
+
+#[test]
+fn a_stopped_process_ends_the_job_through_the_watchdog() {
+    let env = [("DCUDA_WATCHDOG_SECS", "2")];
+    let (ok, text) = mpirun_outcome(2, env!("CARGO_BIN_EXE_world_checks"), &["stop-peer"], &env);
+    assert!(!ok, "a failed job must exit non-zero:\n{text}");
+    assert!(text.contains("process 0 reports the watchdog"), "{text}");
+    assert!(text.contains("aborts the job after a failure"), "{text}");
+}

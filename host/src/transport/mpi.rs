@@ -237,8 +237,8 @@ impl Transport for MpiTransport {
 
     fn abort(&self, message: &str) -> ! {
         // The process ends here, and nobody is left to print why: say it on
-        // standard error as well as to a subscriber.
-        tracing::error!(target: "dcuda", "{message}");
+        // standard error. Not through `tracing`: this may run in an atexit
+        // handler, after the subscriber's thread-locals are gone.
         eprintln!("{message}");
         // SAFETY: ends the job. `_exit`, not `exit`: this may run in an
         // atexit handler, where `exit` is undefined behaviour.

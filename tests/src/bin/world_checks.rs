@@ -196,6 +196,31 @@ impl Run<'_> {
         }
     }
 
+    /// Process 1 stops itself (SIGSTOP) while a long ring runs: process 0
+    /// must end with the watchdog's report, and the job must end.
+    fn stopped_peer(&self, process: u32) -> Check {
+        if process == 1 {
+            std::thread::spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                extern "C" {
+                    fn raise(sig: i32) -> i32;
+                }
+                // SAFETY: stops this process, as `kill -STOP` would.
+                unsafe { raise(19) };
+            });
+        }
+        match self.run(&RING_EXCHANGE, 300, 1_000_000, 0) {
+            Err(Error::Watchdog { report, .. }) if process == 0 => {
+                println!("world_checks: process 0 reports the watchdog: {report}");
+                Ok(())
+            }
+            other => Err(format!(
+                "process {process}: unexpected outcome: {:?}",
+                other.map(|_| ())
+            )),
+        }
+    }
+
     /// The bad calls that only a world of several processes rejects.
     fn aborts(&self, process: u32) -> Check {
         self.abort(process, 0, "put", "out of range")?;
@@ -241,6 +266,11 @@ fn main() {
     };
     let checks: Vec<Named> = if mode == "abort" {
         vec![("abort", Box::new(|| run.aborts(process)))]
+    } else if mode == "stop-peer" {
+        vec![(
+            "a peer stopped mid-run",
+            Box::new(|| run.stopped_peer(process)),
+        )]
     } else if mode == "wait-on-failed" {
         vec![(
             "wait on a failed process",
