@@ -37,7 +37,14 @@ for route in direct network; do
   run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
   run "stress, 10^6 messages ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
   run "world_checks wait-on-failed ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=0 ${mpirun_[*]} examples/world_checks wait-on-failed"
+  run "world_checks stop-peer ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=5 ${mpirun_[*]} examples/world_checks stop-peer"
+  run "world_checks panic ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer ${mpirun_[*]} examples/world_checks panic"
 done
+# Two processes, one visible GPU: refused with a message naming the fix.
+run "two processes one GPU refused" bash -c "env CUDA_VISIBLE_DEVICES=0 ${mpirun_[*]} examples/world_checks 2>&1 | tee /dev/stderr | grep -q 'run at most one process per GPU'"
+# Two processes sharing GPU 0 on purpose (DCUDA_DEVICE): record what happens;
+# it must end (pass or a clear error), never hang.
+run "two processes share GPU 0 (observed)" bash -c "timeout 120 env CUDA_VISIBLE_DEVICES=0 DCUDA_DEVICE=0 DCUDA_WATCHDOG_SECS=10 ${mpirun_[*]} examples/world_checks; rc=\$?; echo exit=\$rc; [ \$rc != 124 ]"
 grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process" "$log" | head -30
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then

@@ -107,3 +107,14 @@ fn a_stopped_process_ends_the_job_through_the_watchdog() {
     assert!(text.contains("process 0 reports the watchdog"), "{text}");
     assert!(text.contains("aborts the job after a failure"), "{text}");
 }
+
+#[test]
+fn a_panicking_rank_ends_the_job_with_its_fault() {
+    let (ok, text) = mpirun_outcome(2, env!("CARGO_BIN_EXE_world_checks"), &["panic"], &[]);
+    assert!(!ok, "a failed job must exit non-zero:\n{text}");
+    assert!(
+        text.contains("process 1 reports the fault") && text.contains("rank 2 gives up"),
+        "{text}"
+    );
+    assert!(text.contains("aborts the job after a failure"), "{text}");
+}

@@ -7,9 +7,12 @@
 //! `world_checks abort` instead runs a kernel in which world rank 1 makes a
 //! bad call while every other rank waits in a world barrier: the process of
 //! rank 1 must report the call, every other process must report that
-//! process's failure, and none may hang.
+//! process's failure, and none may hang. `stop-peer` stops process 1
+//! (SIGSTOP) mid-run and `panic` makes a rank of process 1 panic: both
+//! must end the whole job with a message.
 
 use dcuda::{DeviceBuffer, Error, Module, RunConfig, Runtime};
+use dcuda_rank_kernels::collectives::{MisuseArgs, RANK_PANICS};
 use dcuda_rank_kernels::runtime_checks::*;
 
 type Check = Result<(), String>;
@@ -221,6 +224,31 @@ impl Run<'_> {
         }
     }
 
+    /// World rank 2, on process 1, panics (a trap on a GPU): process 1 must
+    /// report the kernel fault and end the job, and no process may hang.
+    fn panicking_rank(&self, process: u32) -> Check {
+        let mut out = self.rt.alloc::<u32>(self.ranks as usize).unwrap();
+        let args = MisuseArgs {
+            out: out.as_mut_ptr(),
+        };
+        let config = RunConfig::new(32).ranks(self.ranks);
+        // SAFETY: out has one element per rank of this process.
+        match unsafe { self.module.run(&RANK_PANICS, &config, &args) } {
+            Err(Error::KernelFault { kernel, message }) if kernel == "rank_panics" => {
+                Err(format!("process {process} reports the fault: {message}"))
+            }
+            // Unless the abort kills it first, process 0 hears of it.
+            Err(Error::PeerFailed { process: 1, .. }) if process == 0 => {
+                println!("world_checks: process 0 reports process 1's failure");
+                Ok(())
+            }
+            other => Err(format!(
+                "process {process}: unexpected outcome: {:?}",
+                other.map(|_| ())
+            )),
+        }
+    }
+
     /// The bad calls that only a world of several processes rejects.
     fn aborts(&self, process: u32) -> Check {
         self.abort(process, 0, "put", "out of range")?;
@@ -271,6 +299,8 @@ fn main() {
             "a peer stopped mid-run",
             Box::new(|| run.stopped_peer(process)),
         )]
+    } else if mode == "panic" {
+        vec![("a panicking rank", Box::new(|| run.panicking_rank(process)))]
     } else if mode == "wait-on-failed" {
         vec![(
             "wait on a failed process",
