@@ -41,7 +41,7 @@ for route in direct network; do
   run "world_checks panic ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer ${mpirun_[*]} examples/world_checks panic"
 done
 # Two processes, one visible GPU: refused with a message naming the fix.
-run "two processes one GPU refused" bash -c "env CUDA_VISIBLE_DEVICES=0 ${mpirun_[*]} examples/world_checks 2>&1 | tee /dev/stderr | grep -q 'run at most one process per GPU'"
+run "two processes one GPU refused" bash -c "out=\$(env CUDA_VISIBLE_DEVICES=0 ${mpirun_[*]} examples/world_checks 2>&1); echo \"\$out\"; grep -q 'run at most one process per GPU' <<<\"\$out\""
 # Two processes sharing GPU 0 on purpose (DCUDA_DEVICE): record what happens;
 # it must end (pass or a clear error), never hang.
 run "two processes share GPU 0 (observed)" bash -c "timeout 120 env CUDA_VISIBLE_DEVICES=0 DCUDA_DEVICE=0 DCUDA_WATCHDOG_SECS=10 ${mpirun_[*]} examples/world_checks; rc=\$?; echo exit=\$rc; [ \$rc != 124 ]"
