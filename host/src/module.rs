@@ -163,6 +163,14 @@ impl Module {
         self.inner.max_ranks(kernel.name(), threads_per_rank)
     }
 
+    /// Why `kernel`'s ranks fit as few times as they do, for errors.
+    pub(crate) fn fit_hint(&self, kernel: &str, threads_per_rank: u32) -> String {
+        match self.inner.fit_hint(kernel, threads_per_rank) {
+            Some(hint) => format!(" ({hint})"),
+            None => String::new(),
+        }
+    }
+
     /// The runtime the module was loaded into.
     pub fn runtime(&self) -> &Runtime {
         &self.rt

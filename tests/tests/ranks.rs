@@ -97,6 +97,10 @@ fn more_ranks_than_fit_is_an_error_not_a_hang() {
         msg.contains(&format!("{} ranks", max + 1)) && msg.contains(&format!("at most {max}")),
         "{msg}"
     );
+    // A GPU says why: the registers the kernel needs.
+    if rt.backend() == Backend::Gpu {
+        assert!(msg.contains("registers per thread"), "{msg}");
+    }
 }
 
 #[test]
@@ -117,4 +121,25 @@ fn emulator_stops_a_hidden_thread_index_in_uniform_code() {
         msg.contains("`thread_idx` called in uniform code of a rank kernel"),
         "{msg}"
     );
+}
+
+#[test]
+fn ranks_of_1024_threads_run_or_the_error_says_why() {
+    let (rt, module) = setup();
+    let mut out = rt.alloc::<u32>(2).unwrap();
+    let args = MisuseArgs {
+        out: out.as_mut_ptr(),
+    };
+    // Ranks 0 and 1 do not panic. SAFETY: out has one element per rank.
+    match unsafe { module.run(&RANK_PANICS, &RunConfig::new(1024).ranks(2), &args) } {
+        Ok(_) => assert_eq!(out.download().unwrap(), [1, 1]),
+        Err(e) => {
+            let msg = e.to_string();
+            println!("1024-thread ranks on {:?}: {msg}", rt.backend());
+            assert!(
+                rt.backend() == Backend::Gpu && msg.contains("registers per thread"),
+                "{msg}"
+            );
+        }
+    }
 }

@@ -68,6 +68,11 @@ pub(crate) trait LoadedModule: Send + Sync {
     fn max_blocks(&self, kernel: &str, threads: u32, shared_bytes: u32) -> Result<u32>;
     /// Ranks of `threads` threads of `kernel` that fit at once.
     fn max_ranks(&self, kernel: &str, threads: u32) -> Result<u32>;
+    /// Why ranks of `threads` threads of `kernel` fit as few times as they
+    /// do (registers per thread), where the backend knows; for errors.
+    fn fit_hint(&self, _kernel: &str, _threads: u32) -> Option<String> {
+        None
+    }
     /// Starts `kernel`.
     ///
     /// # Safety

@@ -46,13 +46,17 @@ impl Module {
             Some(r) if r > max => Err(Error::InvalidLaunch {
                 kernel: name.into(),
                 reason: format!(
-                    "{r} ranks of {t} threads requested, but at most {max} can be co-resident"
+                    "{r} ranks of {t} threads requested, but at most {max} can be co-resident{}",
+                    self.fit_hint(name, t)
                 ),
             }),
             Some(r) => Ok(r),
             None if max == 0 => Err(Error::InvalidLaunch {
                 kernel: name.into(),
-                reason: format!("no rank of {t} threads fits on the device"),
+                reason: format!(
+                    "no rank of {t} threads fits on the device{}",
+                    self.fit_hint(name, t)
+                ),
             }),
             None => Ok(max),
         }

@@ -100,6 +100,23 @@ impl LoadedModule for GpuModule {
         self.max_blocks(kernel, threads, 0)
     }
 
+    fn fit_hint(&self, kernel: &str, threads: u32) -> Option<String> {
+        use sys::CUfunction_attribute_enum as A;
+        let f = self.function(kernel).ok()?;
+        // SAFETY: `f` is a loaded function.
+        let attr = |a| unsafe { result::function::get_function_attribute(f, a) }.ok();
+        let registers = attr(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
+        let block_limit = attr(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
+        Some(if threads as i32 > block_limit {
+            // Registers per SM bound a block: ranks this large cannot run.
+            format!(
+                "the kernel uses {registers} registers per thread, so a rank has at most {block_limit} threads on this device"
+            )
+        } else {
+            format!("the kernel uses {registers} registers per thread")
+        })
+    }
+
     /// On a stream of its own, so that synchronous copies and other
     /// launches never wait behind a persistent kernel.
     unsafe fn launch(
