@@ -132,7 +132,11 @@ fn ranks_of_1024_threads_run_or_the_error_says_why() {
     };
     // Ranks 0 and 1 do not panic. SAFETY: out has one element per rank.
     match unsafe { module.run(&RANK_PANICS, &RunConfig::new(1024).ranks(2), &args) } {
-        Ok(_) => assert_eq!(out.download().unwrap(), [1, 1]),
+        Ok(_) => {
+            let fit = module.max_ranks(&RANK_PANICS, 1024).unwrap();
+            println!("1024-thread ranks on {:?}: {fit} fit", rt.backend());
+            assert_eq!(out.download().unwrap(), [1, 1]);
+        }
         Err(e) => {
             let msg = e.to_string();
             println!("1024-thread ranks on {:?}: {msg}", rt.backend());

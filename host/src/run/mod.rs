@@ -9,6 +9,7 @@ mod config;
 mod describe;
 mod progress;
 mod state;
+mod turn;
 mod watchdog;
 
 pub use config::{RankInfo, RunConfig, RunReport, TimerRecord};
@@ -117,6 +118,11 @@ impl Module {
     /// Starts a rank kernel: every rank co-resident (a cooperative launch),
     /// and a host thread serving them. [`RankRun::wait`] returns the report.
     ///
+    /// Rank kernels on one GPU take turns: a run started while another of
+    /// this process runs on the same GPU waits, here, for it to end (two
+    /// kernels that each need the whole GPU could otherwise deadlock). The
+    /// emulator runs them side by side.
+    ///
     /// # Safety
     /// The memory that `args` refers to (its `DeviceSlice`s, made from
     /// [`DeviceBuffer::slice`](crate::DeviceBuffer::slice), and any raw
@@ -132,6 +138,8 @@ impl Module {
         // Everything that can fail before the launch: after it, the kernel
         // needs its host.
         let watchdog = config.patience()?;
+        // Before anything is set up: a run waiting for its turn holds nothing.
+        let turn = turn::Turn::take(self.runtime().device_info());
         let (state, world) = RunState::new(self.runtime(), ranks, config, args)?;
         let launch = self.launch_rank_kernel(
             kernel,
@@ -143,7 +151,11 @@ impl Module {
         let started = Instant::now();
         let server = std::thread::Builder::new()
             .name("dcuda-progress".into())
-            .spawn(move || serve(state, world, launch, watchdog, started))
+            .spawn(move || {
+                let report = serve(state, world, launch, watchdog, started);
+                drop(turn); // the kernel has ended: the next run may start
+                report
+            })
             .map_err(|e| Error::InvalidLaunch {
                 kernel: kernel.name().into(),
                 reason: format!("cannot start the progress thread: {e}"),
