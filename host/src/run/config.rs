@@ -18,10 +18,10 @@ impl RunConfig {
     ///
     /// 128 or 256 threads suit most kernels. A rank is one block, and a
     /// block's threads share a multiprocessor's 65,536 registers: ranks of
-    /// 1024 threads need kernels of at most 64 registers per thread, which
-    /// the inlined runtime alone exceeds today (56 to 72 measured on
-    /// sm_90). A run that does not fit fails with an error giving the
-    /// kernel's register count.
+    /// 1024 threads need kernels of at most 64 registers per thread: small
+    /// kernels fit, kernels calling the runtime in loops (56 to 72 measured
+    /// on sm_90) do not. A run that does not fit fails with an error giving
+    /// the kernel's register count.
     pub fn new(threads_per_rank: u32) -> Self {
         RunConfig {
             threads_per_rank,
