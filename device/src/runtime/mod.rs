@@ -38,7 +38,7 @@ pub(crate) struct Runtime {
     windows: window::Windows,
     counters: notify::Counters,
     host: host::HostChannel,
-    tests: wait::TestStreak,
+    tests: wait::PollStreak,
 }
 
 impl Runtime {
@@ -52,7 +52,7 @@ impl Runtime {
             windows: window::Windows::default(),
             counters: notify::Counters::default(),
             host: host::HostChannel::default(),
-            tests: wait::TestStreak::default(),
+            tests: wait::PollStreak::default(),
         }
     }
 

@@ -20,46 +20,23 @@ impl Runtime {
         mut ready: impl FnMut() -> Result<u32, u32>,
     ) -> u32 {
         let ctx = self.ctx();
-        let (abort, after) = (ctx.abort(), ctx.status_after_ns);
         let status = ctx.status(block.id());
         let outcome = block.single(|_| {
             let mut spins = 0u32;
-            let mut since = 0u64;
-            let mut published = false;
+            // The same bookkeeping as a rank that polls with tests: after a
+            // while it publishes what it waits on, then keeps the count live.
+            let mut streak = PollStreak::default();
             loop {
                 let seen = match ready() {
                     Ok(v) => {
-                        if published {
-                            // SAFETY: this rank's status slot.
-                            unsafe {
-                                arch::store_relaxed(&raw mut (*status).state, 0, Scope::System)
-                            };
-                        }
+                        streak.succeeded(status);
                         return v as u64;
                     }
                     Err(seen) => seen,
                 };
                 spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(32) {
-                    // SAFETY: the abort flag lives for the whole run.
-                    if unsafe { arch::load_relaxed(abort, Scope::Gpu) } != 0 {
-                        return u64::MAX;
-                    }
-                    let now = arch::global_timer();
-                    if published {
-                        // The watchdog reports live counts. By now the loop
-                        // backs off, so these writes over the bus are rare.
-                        // SAFETY: this rank's status slot.
-                        unsafe {
-                            arch::store_relaxed(&raw mut (*status).seen, seen, Scope::System)
-                        };
-                    }
-                    if since == 0 {
-                        since = now;
-                    } else if !published && now.wrapping_sub(since) > after {
-                        publish(status, call, args, seen);
-                        published = true;
-                    }
+                if spins.is_multiple_of(32) && streak.failed(ctx, status, call, args, seen) {
+                    return u64::MAX;
                 }
                 // Spin hard first: a partner on the same device answers in
                 // well under a microsecond. Then back off, so that a thousand
@@ -99,19 +76,20 @@ pub(crate) fn abort_exit() -> ! {
     arch::exit_thread()
 }
 
-/// A run of failed tests (`test_notifications`, `test_match`) by the
-/// leader thread: after as long as a wait waits before it says so, the rank
-/// publishes what it tests for, so that the watchdog sees a rank that polls
-/// forever as waiting. Only the leader thread reads and writes it.
+/// A run of failed polls by the leader thread, of a wait or of tests
+/// (`test_notifications`, `test_match`): after `status_after_ns` the rank
+/// publishes what it waits on, so that the watchdog sees a rank that polls
+/// forever as waiting, and then keeps the count it saw live. Only the
+/// leader thread reads and writes it.
 #[derive(Default)]
-pub(crate) struct TestStreak {
+pub(crate) struct PollStreak {
     since: u64,
     published: bool,
     seen: u32,
 }
 
-impl TestStreak {
-    /// A test failed with `seen` available (leader thread). Returns
+impl PollStreak {
+    /// A poll failed with `seen` available (leader thread). Returns
     /// whether the run was aborted: a rank that only polls must still end.
     #[inline(always)]
     pub fn failed(
@@ -153,13 +131,13 @@ impl TestStreak {
         self.published = false;
     }
 
-    /// A test succeeded (leader thread): the rank runs again.
+    /// A poll succeeded (leader thread): the rank runs again.
     #[inline(always)]
     pub fn succeeded(&mut self, status: *mut WaitStatus) {
         if self.published {
             // SAFETY: this rank's status slot.
             unsafe { arch::store_relaxed(&raw mut (*status).state, 0, Scope::System) };
         }
-        *self = TestStreak::default();
+        *self = PollStreak::default();
     }
 }
