@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
-exec cargo run --release -p dcuda-examples --bin distributed_sum
+exec cargo run --release -p distributed-sum --bin distributed_sum

@@ -16,6 +16,7 @@ step "cargo build";                 cargo build --workspace --all-targets
 step "cargo clippy";                cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test";                  cargo test --workspace
 step "template project";           scripts/check-template.sh
+step "README example";             scripts/run-example.sh
 step "ptxas";                       scripts/validate-ptx.sh target/debug
 step "mdbook build";                mdbook build book
 echo
