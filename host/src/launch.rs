@@ -186,9 +186,15 @@ impl Launch {
         &self.kernel
     }
 
-    /// Whether the kernel has finished.
-    pub fn is_finished(&self) -> Result<bool> {
-        Ok(self.running.as_ref().is_none_or(|r| r.is_finished()))
+    /// Whether the kernel has finished; a fault in it (a device panic, a
+    /// trap) is an error as soon as it is seen, so that a run reports it
+    /// before anything else (a job's end-of-run sync) rather than after.
+    pub fn is_finished(&mut self) -> Result<bool> {
+        if self.running.as_ref().is_none_or(|r| r.is_finished()) {
+            self.finish()?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// Waits for the kernel; a fault in it (a device panic) is an error.

@@ -108,7 +108,7 @@ fn mapped_memory_handshake_while_kernel_runs() {
     let words = 16u32;
     let mailbox = rt.alloc_mapped::<u32>(8 + words as usize).unwrap();
     // SAFETY: the mailbox has 8 + words elements and outlives the launch.
-    let launch = unsafe {
+    let mut launch = unsafe {
         module.launch(
             &MAPPED_HANDSHAKE,
             LaunchConfig::linear(1, 32),

@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 pub(super) fn progress(
     state: &RunState,
     world: Option<&World>,
-    launch: Launch,
+    mut launch: Launch,
     watchdog: Option<Duration>,
     started: Instant,
 ) -> Result<RunReport> {
     let mut services = Services::new(launch.kernel(), state);
     let mut dog = Watchdog::new(watchdog);
-    let peer_failure = match serve(state, world, &launch, &mut services, &mut dog) {
+    let peer_failure = match serve(state, world, &mut launch, &mut services, &mut dog) {
         Ok(f) => f,
         Err(e) => {
             // Ranks may wait on this host: release them before waiting for
@@ -45,7 +45,7 @@ pub(super) fn progress(
 fn serve(
     state: &RunState,
     world: Option<&World>,
-    launch: &Launch,
+    launch: &mut Launch,
     services: &mut Services,
     dog: &mut Watchdog,
 ) -> Result<Option<(u32, String)>> {
@@ -54,6 +54,7 @@ fn serve(
     // Whether this process already told the others of a rank's error.
     let mut reported = false;
     let mut last_error_look = Instant::now();
+    let mut fault = None;
     let mut idle = 0u32;
     let mut kernel_done = false;
     let mask = state.ring_len - 1;
@@ -99,11 +100,15 @@ fn serve(
         // Asking the driver whether the kernel ended costs about a
         // microsecond: only do it when the ring has been quiet a while, so
         // that commands are answered at once.
-        if !kernel_done && idle % 1024 == 1023 && launch.is_finished()? {
+        if !kernel_done && idle % 1024 == 1023 && finished(launch, &mut fault) {
             if progressed {
                 continue; // Drain what the last ranks sent.
             }
             kernel_done = true;
+            if let Some(e) = fault.take() {
+                // Before the end-of-run sync: the peers hear of it at once.
+                return Err(e);
+            }
             if let Some(w) = world {
                 reported |= report_rank_error(state, w, &services.kernel, reported)?;
             }
@@ -141,6 +146,14 @@ fn serve(
         }
     }
     Ok(peer_failure)
+}
+
+/// Whether the kernel has ended; a fault in it is kept in `fault`.
+fn finished(launch: &mut Launch, fault: &mut Option<Error>) -> bool {
+    launch.is_finished().unwrap_or_else(|e| {
+        *fault = Some(e);
+        true
+    })
 }
 
 /// The run's result once its kernel has ended: another process's failure,
