@@ -261,6 +261,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "",
         "rank 1: notify: tag 300 is reserved for the library's own traffic (256..512); user tags are 0..256",
         "rank 1: win_create: window memory 0x",
+        "rank 1: put: elements 18446744073709551615 (that is -1)..0 are outside the target window of rank 0, which has 16 elements",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {
@@ -309,6 +310,8 @@ fn window_misuse_is_an_error_not_silent_corruption() {
     let cases = [
         "rank 1: put: window 0 holds elements of 1 bytes at rank 0, but this rank uses it with elements of 4 bytes: every rank must create a window with the same element type",
         "rank 1: put: the window handle is stale: window 0 (number 1 of its communicator) was freed, and its id now belongs to window number 2",
+        "rank 1: put: this rank created window 0 over the world communicator, but rank 0 over the device: every rank must create a window over the same communicator",
+        "rank 1: put: window 0 is not live at rank 0: every rank of its communicator must create it, and none may free it while others still use it",
     ];
     for (case, want) in cases.iter().enumerate() {
         let mut b = Buffers::new(&rt, 4, 16);

@@ -61,7 +61,8 @@ impl Windows {
 }
 
 /// Which check of a window handle against the target's entry failed, and
-/// with what values.
+/// with what values. Each names the target, so that a rank that notices a
+/// disagreement also says which other rank disagrees.
 #[inline(always)]
 fn handle_fault<T>(
     win: &Window<T>,
@@ -69,19 +70,19 @@ fn handle_fault<T>(
     size: u32,
     target: u32,
 ) -> (Fault, [u64; 4]) {
-    let id = win.id as u64;
-    if entry.generation != win.generation && entry.comm as u32 == win.context {
+    let (id, target) = (win.id as u64, target as u64);
+    if entry.live == 0 {
+        (Fault::WindowNotLive, [id, 1, target, 0])
+    } else if entry.comm as u32 != win.context {
+        let values = [id, entry.comm as u64, win.context as u64, target];
+        (Fault::WrongCommunicator, values)
+    } else if entry.generation != win.generation {
         let values = [id, win.generation as u64, entry.generation as u64, 0];
         (Fault::StaleWindow, values)
-    } else if entry.comm as u32 != win.context || entry.live == 0 {
-        (
-            Fault::WrongCommunicator,
-            [id, entry.comm as u64, win.context as u64, 0],
-        )
     } else {
         (
             Fault::ElementMismatch,
-            [id, entry.elem as u64, size as u64, target as u64],
+            [id, entry.elem as u64, size as u64, target],
         )
     }
 }

@@ -39,11 +39,12 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         ),
         Some(Fault::TagOutOfRange) => format!("tag {a} is out of range: tags are 0..{USER_TAGS}"),
         Some(Fault::TagReserved) => format!("tag {a} is reserved for the library's own traffic ({USER_TAGS}..{TAGS}); user tags are 0..{USER_TAGS}"),
+        Some(Fault::WindowNotLive) if b == 1 => format!("window {a} is not live at rank {c}: every rank of its communicator must create it, and none may free it while others still use it"),
         Some(Fault::WindowNotLive) => format!("window {a} is not live (never created, or freed)"),
         Some(Fault::WrongCommunicator) => format!(
-            "window {a} belongs to the {} communicator, not the {}",
-            comm_name(b),
-            comm_name(c)
+            "this rank created window {a} over the {} communicator, but rank {d} over the {}: every rank must create a window over the same communicator",
+            comm_name(c),
+            comm_name(b)
         ),
         Some(Fault::ElementMismatch) => format!(
             "window {a} holds elements of {b} bytes at rank {d}, but this rank uses it with elements of {c} bytes: every rank must create a window with the same element type"

@@ -223,7 +223,8 @@ shared_array!(static STAGE: [u32; 4]);
 /// the others wait in a barrier, which the abort must release. Cases 7
 /// and 8 fail only when the world spans processes (7: only through the
 /// host, which cannot read shared memory). Case 9 notifies with a tag of
-/// the library's reserved range, case 10 makes a window of shared memory.
+/// the library's reserved range, case 10 makes a window of shared memory,
+/// case 11 puts at an offset so large that adding the count wraps.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -258,6 +259,7 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 let _ = rank.win_create_matched(world, data);
             }
             9 => rank.notify(world, 0, 300),
+            11 => rank.put(win, 0, usize::MAX, src.slice(0..1)),
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }
@@ -319,38 +321,71 @@ pub fn skewed_puts(rank: &mut Rank, args: &CheckArgs) {
 /// `args.case`; rank 1 makes the bad access. 0: rank 0 makes its window
 /// of bytes while the others make theirs of `u32`, and rank 1 puts `u32`s
 /// to rank 0. 1: a window is freed and a new one takes its id; rank 1 puts
-/// through the old handle.
+/// through the old handle. 2: rank 0 makes its window over the device
+/// communicator, the others over the world. 3: rank 0 frees the window
+/// while the others keep it.
 #[rank]
 pub fn window_misuse(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
     let me = world.rank();
     let data = args.data(rank.device().rank());
-    if args.case == 0 {
-        if me == 0 {
-            // SAFETY: the same memory as `data`, viewed as bytes.
-            let bytes = unsafe {
-                DeviceSlice::from_raw_parts(data.as_mut_ptr() as *mut u8, data.len() * 4)
-            };
-            let win = rank.win_create(world, bytes);
-            rank.barrier(world);
-            rank.win_free(win);
-        } else {
-            let win = rank.win_create(world, data);
+    match args.case {
+        0 => {
+            if me == 0 {
+                // SAFETY: the same memory as `data`, viewed as bytes.
+                let bytes = unsafe {
+                    DeviceSlice::from_raw_parts(data.as_mut_ptr() as *mut u8, data.len() * 4)
+                };
+                let win = rank.win_create(world, bytes);
+                rank.barrier(world);
+                rank.win_free(win);
+            } else {
+                let win = rank.win_create(world, data);
+                if me == 1 {
+                    rank.put(win, 0, 0, data.slice(0..2));
+                }
+                rank.barrier(world);
+                rank.win_free(win);
+            }
+        }
+        1 => {
+            let old = rank.win_create(world, data);
+            rank.win_free(old);
+            let new = rank.win_create(world, data);
             if me == 1 {
-                rank.put(win, 0, 0, data.slice(0..2));
+                rank.put(old, 0, 0, data.slice(0..1));
+            }
+            rank.barrier(world);
+            rank.win_free(new);
+        }
+        2 => {
+            // One process: both communicators synchronise through the
+            // device barrier, so creation completes and the put finds it.
+            let comm = if me == 0 { rank.device() } else { world };
+            let win = rank.win_create(comm, data);
+            if me == 1 {
+                rank.put(win, 0, 0, data.slice(0..1));
             }
             rank.barrier(world);
             rank.win_free(win);
         }
-    } else {
-        let old = rank.win_create(world, data);
-        rank.win_free(old);
-        let new = rank.win_create(world, data);
-        if me == 1 {
-            rank.put(old, 0, 0, data.slice(0..1));
+        _ => {
+            let win = rank.win_create(world, data);
+            if me == 0 {
+                rank.win_free(win);
+            } else {
+                // As many barriers as the free (one before, one to publish).
+                rank.barrier(world);
+                rank.barrier(world);
+            }
+            if me == 1 {
+                rank.put(win, 0, 0, data.slice(0..1));
+            }
+            rank.barrier(world);
+            if me != 0 {
+                rank.win_free(win);
+            }
         }
-        rank.barrier(world);
-        rank.win_free(new);
     }
 }
 

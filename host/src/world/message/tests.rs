@@ -158,6 +158,22 @@ fn malformed_messages_are_errors() {
         .contains("with a payload"));
 }
 
+/// The corpus of malformed messages: each decodes to an error.
+#[test]
+fn corpus_of_malformed_messages_is_rejected() {
+    let corpus = include_str!("corpus.txt");
+    let mut seen = 0;
+    for line in corpus.lines().filter(|l| !l.starts_with('#')) {
+        let (hex, why) = line.split_once(" # ").expect("hex # reason");
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex"))
+            .collect();
+        assert!(Message::decode(&bytes).is_err(), "accepted: {why}");
+        seen += 1;
+    }
+    assert!(seen >= 15, "corpus read {seen} lines");
+}
+
 proptest! {
     /// Whatever arrives, decoding returns a message or an error: it never
     /// panics or reads out of bounds.
