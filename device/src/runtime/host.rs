@@ -61,22 +61,29 @@ impl Runtime {
         let ctx = *self.ctx();
         let rank = block.id();
         let first = !core::mem::replace(&mut self.host.credit_ready, true);
-        let pos = block.single(|_| {
+        // The leader reserves a slot and reads the credit it knows of; both
+        // go to every thread with one broadcast. Reading the shared credit
+        // in uniform code instead raced with the leader's update of it in
+        // the wait below: a late warp skipped the wait that warp 0 entered
+        // (found by the emulator's divergence check).
+        let reserved = block.single(|_| {
             if first {
                 DCUDA_RING_CREDIT.set(0, 0); // Nothing known consumed yet.
             }
             // SAFETY: the reservation counter lives for the whole run.
-            unsafe {
+            let pos = unsafe {
                 arch::fetch_add(
                     ctx.ring_reserve as *mut u32,
                     1,
                     Ordering::Relaxed,
                     Scope::Gpu,
                 )
-            }
+            };
+            (DCUDA_RING_CREDIT.get(0) as u64) << 32 | pos as u64
         });
+        let (pos, credit) = (reserved as u32, (reserved >> 32) as u32);
         let len = ctx.ring_len;
-        if pos.wrapping_sub(DCUDA_RING_CREDIT.get(0)) >= len {
+        if pos.wrapping_sub(credit) >= len {
             self.wait_until(block, Call::HostCall, [op as u32, arg, pos], || {
                 // SAFETY: written by the host, read over the bus.
                 let consumed =
