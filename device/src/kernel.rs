@@ -116,12 +116,16 @@ pub struct RankKernel<A> {
     emulate: fn(*const RankContext, &A),
 }
 
-impl<A: RankArgs> RankKernel<A> {
+impl<A> RankKernel<A> {
+    /// Made by `#[rank]`, which checks `A: RankArgs` at the argument type
+    /// (so a bad argument struct is one error, there).
     #[doc(hidden)]
     pub const fn new(name: &'static str, emulate: fn(*const RankContext, &A)) -> Self {
         RankKernel { name, emulate }
     }
+}
 
+impl<A: RankArgs> RankKernel<A> {
     /// The PTX entry name.
     pub fn name(&self) -> &'static str {
         self.name

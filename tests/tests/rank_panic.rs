@@ -8,10 +8,8 @@ use dcuda_rank_kernels::collectives::{MisuseArgs, RANK_PANICS};
 fn a_panicking_rank_fails_the_launch() {
     let rt = Runtime::new().unwrap();
     let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
-    let mut out = rt.alloc::<u32>(4).unwrap();
-    let args = MisuseArgs {
-        out: out.as_mut_ptr(),
-    };
+    let out = rt.alloc::<u32>(4).unwrap();
+    let args = MisuseArgs { out: out.slice() };
     // SAFETY: out has one element per rank.
     let result = unsafe { module.run(&RANK_PANICS, &RunConfig::new(32).ranks(4), &args) };
     match result {

@@ -17,11 +17,11 @@ fn reductions_scans_and_broadcast_for_every_warp_count() {
     let (rt, module) = setup();
     for threads in [32u32, 64, 96, 256, 1024] {
         let ranks = 3u32;
-        let mut results = rt.alloc::<u32>((ranks * 4) as usize).unwrap();
-        let mut scans = rt.alloc::<u32>((ranks * threads) as usize).unwrap();
+        let results = rt.alloc::<u32>((ranks * 4) as usize).unwrap();
+        let scans = rt.alloc::<u32>((ranks * threads) as usize).unwrap();
         let args = CollectiveArgs {
-            results: results.as_mut_ptr(),
-            scans: scans.as_mut_ptr(),
+            results: results.slice(),
+            scans: scans.slice(),
         };
         // SAFETY: buffers sized for `ranks` ranks of `threads` threads.
         unsafe {
@@ -63,10 +63,8 @@ fn reductions_scans_and_broadcast_for_every_warp_count() {
 #[test]
 fn threads_per_rank_must_be_whole_warps() {
     let (rt, module) = setup();
-    let mut out = rt.alloc::<u32>(4).unwrap();
-    let args = MisuseArgs {
-        out: out.as_mut_ptr(),
-    };
+    let out = rt.alloc::<u32>(4).unwrap();
+    let args = MisuseArgs { out: out.slice() };
     for threads in [0u32, 48, 2048] {
         // SAFETY: rejected before launch.
         let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(threads).ranks(2), &args) }
@@ -84,10 +82,8 @@ fn threads_per_rank_must_be_whole_warps() {
 fn more_ranks_than_fit_is_an_error_not_a_hang() {
     let (rt, module) = setup();
     let max = module.max_ranks(&RANK_PANICS, 128).unwrap();
-    let mut out = rt.alloc::<u32>(1).unwrap();
-    let args = MisuseArgs {
-        out: out.as_mut_ptr(),
-    };
+    let out = rt.alloc::<u32>(1).unwrap();
+    let args = MisuseArgs { out: out.slice() };
     // SAFETY: rejected before launch.
     let err = unsafe { module.run(&RANK_PANICS, &RunConfig::new(128).ranks(max + 1), &args) }
         .err()
@@ -109,10 +105,8 @@ fn emulator_stops_a_hidden_thread_index_in_uniform_code() {
     if rt.backend() != Backend::Emulator {
         return; // On a GPU the read is legal PTX; only the emulator can see it.
     }
-    let mut out = rt.alloc::<u32>(2).unwrap();
-    let args = MisuseArgs {
-        out: out.as_mut_ptr(),
-    };
+    let out = rt.alloc::<u32>(2).unwrap();
+    let args = MisuseArgs { out: out.slice() };
     // SAFETY: out has one element per rank.
     let err =
         unsafe { module.run(&HIDDEN_MISUSE, &RunConfig::new(32).ranks(2), &args) }.unwrap_err();
@@ -126,10 +120,8 @@ fn emulator_stops_a_hidden_thread_index_in_uniform_code() {
 #[test]
 fn ranks_of_1024_threads_run_or_the_error_says_why() {
     let (rt, module) = setup();
-    let mut out = rt.alloc::<u32>(2).unwrap();
-    let args = MisuseArgs {
-        out: out.as_mut_ptr(),
-    };
+    let out = rt.alloc::<u32>(2).unwrap();
+    let args = MisuseArgs { out: out.slice() };
     // Ranks 0 and 1 do not panic. SAFETY: out has one element per rank.
     match unsafe { module.run(&RANK_PANICS, &RunConfig::new(1024).ranks(2), &args) } {
         Ok(_) => {

@@ -140,10 +140,10 @@ impl Bench {
     fn pingpong_with(&self, ranks: u32, mode: u32, threads: u32) -> Result<f64> {
         let iters = self.iters(20_000);
         let buf = self.rt.alloc::<u32>(16 * ranks as usize)?;
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = PingArgs {
             buf: buf.slice(),
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             iters,
             mode,
         };
@@ -159,9 +159,9 @@ impl Bench {
     /// per rank of that run.
     fn host_roundtrip(&self) -> Result<(f64, (usize, usize))> {
         let iters = self.iters(20_000);
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = HostArgs {
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             iters,
         };
         // SAFETY: one output.
@@ -260,14 +260,14 @@ impl Bench {
             ((64usize << 20) / total.max(1)).clamp(1, if self.quick { 4 } else { 256 }) as u32;
         let src = self.rt.alloc::<u8>(per * senders as usize)?;
         let dst = self.rt.alloc::<u8>(per * senders as usize)?;
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = BandwidthArgs {
             src: src.slice(),
             dst: dst.slice(),
             bytes: per as u64,
             senders,
             reps,
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             pairing: NEIGHBOURS,
         };
         // SAFETY: source and destination hold `per` bytes for every sender.

@@ -41,10 +41,10 @@ impl World {
     fn pingpong(&self, mode: u32) -> Result<f64> {
         let iters = self.iters(5_000);
         let buf = self.rt.alloc::<u32>(32)?;
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = PingArgs {
             buf: buf.slice(),
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             iters,
             mode,
         };
@@ -59,9 +59,9 @@ impl World {
     /// A device-host-device round trip on this process, in µs.
     fn host_roundtrip(&self) -> Result<f64> {
         let iters = self.iters(5_000);
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = HostArgs {
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             iters,
         };
         // SAFETY: one output.
@@ -79,14 +79,14 @@ impl World {
         let reps = ((256usize << 20) / total).clamp(2, if self.quick { 4 } else { 64 }) as u32;
         let src = self.rt.alloc::<u8>(total)?;
         let dst = self.rt.alloc::<u8>(total)?;
-        let mut out = self.rt.alloc::<u64>(1)?;
+        let out = self.rt.alloc::<u64>(1)?;
         let args = BandwidthArgs {
             src: src.slice(),
             dst: dst.slice(),
             bytes: per as u64,
             senders,
             reps,
-            out: out.as_mut_ptr(),
+            out: out.slice(),
             pairing: HALVES,
         };
         // SAFETY: source and destination hold `per` bytes for every sender.

@@ -1,17 +1,17 @@
-//! Block-level primitives, GPU and CPU bodies side by side: the barrier,
-//! the thread loop, per-thread values and their lane exchange (warp
-//! shuffles), and the block copy. Everything block-collective above `arch`
-//! is written once on these.
+//! Block-level primitives: the barrier, the thread loop, per-thread values
+//! and their lane exchange (warp shuffles), the block copy, and the entry
+//! of a rank. Everything block-collective above `arch` is written once on
+//! these.
 //!
 //! On the GPU every thread of the block runs the caller, and a
-//! [`PerThread`] is one register of each thread. In the emulator one OS
-//! thread runs the whole block: a `PerThread` is an array with a value per
-//! thread, and each operation below runs for every thread before the next
-//! one starts, which is the lockstep a barrier gives on the GPU. So the same
-//! sequence of operations computes the same values, bit for bit.
+//! [`PerThread`] is one register of each thread. The emulator does the
+//! same: each thread of a rank is a coroutine on the rank's OS thread
+//! ([`lanes`](super::lanes)), run in lockstep from one barrier or shuffle
+//! to the next, and a `PerThread` is a value of each coroutine. So the
+//! same code computes the same values, bit for bit, and the emulator sees
+//! every thread at every collective point. Only the intrinsics below
+//! differ: the barrier, the shuffle, the copy and the rank's entry.
 
-#[cfg(not(target_arch = "nvptx64"))]
-use super::std::vec::Vec;
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 
@@ -55,8 +55,8 @@ impl Thread {
 /// A block-wide barrier. On the GPU the non-aligned `barrier.sync`: after a
 /// leader operation thread 0 arrives later than the rest of its warp, and
 /// the aligned `bar.sync` is undefined for such arrival under independent
-/// thread scheduling (it hung on an H200). In the emulator the block's
-/// threads run one operation at a time, so there is nothing to wait for.
+/// thread scheduling (it hung on an H200). In the emulator the rank's
+/// threads meet at the scheduler, which checks that all of them came.
 #[inline(always)]
 pub fn barrier() {
     #[cfg(target_arch = "nvptx64")]
@@ -64,112 +64,138 @@ pub fn barrier() {
     unsafe {
         core::arch::asm!("barrier.sync 0;", options(nostack))
     };
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::lanes::barrier();
 }
 
-/// Runs `f` for each thread of a block of `threads`: on the GPU the
-/// calling thread's own index, in the emulator every index in turn.
+/// The calling thread's index in its block.
 #[inline(always)]
-pub fn each_thread(threads: u32, mut f: impl FnMut(&Thread)) {
+fn own_index() -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let _ = threads;
-        f(&Thread::new(super::thread_idx().x))
+        super::thread_idx().x
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        struct Uniform;
-        impl Drop for Uniform {
+        super::lanes::index().unwrap_or_else(|| super::thread_idx().x)
+    }
+}
+
+/// Runs `f` as per-thread code: the emulator then allows the per-thread
+/// intrinsics, which it refuses in uniform code.
+#[inline(always)]
+fn region<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        f()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        struct Restore(Option<super::Dim3>);
+        impl Drop for Restore {
             fn drop(&mut self) {
-                super::emu::set_thread(None);
+                super::emu::set_thread(self.0);
             }
         }
-        let _uniform = Uniform;
-        for index in 0..threads {
-            super::emu::set_thread(Some(super::Dim3::x(index)));
-            f(&Thread::new(index));
-        }
+        let _restore = Restore(super::emu::current_thread());
+        super::emu::set_thread(Some(super::Dim3::x(own_index())));
+        f()
     }
 }
 
-/// Runs `f` as thread 0: `Some` of its result there, `None` on the GPU's
-/// other threads.
+/// Runs `body` as a rank: on the GPU the calling thread runs it; in the
+/// emulator each of the block's threads does, in lockstep.
 #[inline(always)]
-pub fn on_thread_zero<R>(f: impl FnOnce(&Thread) -> R) -> Option<R> {
+pub fn run_rank(body: impl Fn()) {
+    #[cfg(target_arch = "nvptx64")]
+    body();
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::lanes::run(super::block_dim().x, &body);
+}
+
+/// Marks the entry of rank API call `name` with the arguments that must
+/// be the same on every thread. Nothing on the GPU; the emulator checks
+/// that every thread makes the same call with the same arguments, and
+/// names the caller's source location when they do not.
+#[inline(always)]
+#[track_caller]
+pub fn enter_call<const N: usize>(name: &'static str, args: [(&'static str, u64); N]) {
+    #[cfg(target_arch = "nvptx64")]
+    let _ = (name, args);
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::lanes::call(name, &args, core::panic::Location::caller());
+}
+
+/// Ends the calling rank because its run was aborted: every thread
+/// leaves (`exit`); the emulator unwinds the rank without a report.
+#[inline(always)]
+pub fn abort_rank() -> ! {
     #[cfg(target_arch = "nvptx64")]
     {
-        if super::thread_idx().x == 0 {
-            Some(f(&Thread::new(0)))
-        } else {
-            None
-        }
+        super::exit_thread()
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        super::emu::set_thread(Some(super::Dim3::x(0)));
-        let r = f(&Thread::new(0));
-        super::emu::set_thread(None);
-        Some(r)
+        super::std::panic::panic_any(super::emu::Aborted)
+    }
+}
+
+/// Runs `f` as the calling thread of a block of `threads`.
+#[inline(always)]
+pub fn each_thread(threads: u32, f: impl FnOnce(&Thread)) {
+    let _ = threads;
+    let t = Thread::new(own_index());
+    region(|| f(&t))
+}
+
+/// Runs `f` as thread 0: `Some` of its result there, `None` on the other
+/// threads.
+#[inline(always)]
+pub fn on_thread_zero<R>(f: impl FnOnce(&Thread) -> R) -> Option<R> {
+    if own_index() == 0 {
+        Some(region(|| f(&Thread::new(0))))
+    } else {
+        None
     }
 }
 
 /// A value per thread that lives across collective calls: a register of
-/// each thread on the GPU, an array in the emulator. Read and write it
-/// only inside per-thread regions, through the [`Thread`].
+/// each thread. Read and write it only inside per-thread regions, through
+/// the [`Thread`].
 pub struct PerThread<T: Copy> {
-    #[cfg(target_arch = "nvptx64")]
     value: UnsafeCell<T>,
-    #[cfg(not(target_arch = "nvptx64"))]
-    values: UnsafeCell<Vec<T>>,
 }
+
+// SAFETY: each thread reaches only its own value (through its `Thread`,
+// which cannot leave its region); in the emulator each thread is a
+// coroutine with its own `PerThread`.
+unsafe impl<T: Copy> Sync for PerThread<T> {}
 
 impl<T: Copy> PerThread<T> {
     /// Each thread's value is `init(thread)`.
     #[inline(always)]
-    pub(crate) fn from_fn(threads: u32, mut init: impl FnMut(&Thread) -> T) -> Self {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let _ = threads;
-            PerThread {
-                value: UnsafeCell::new(init(&Thread::new(super::thread_idx().x))),
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            let mut values = Vec::with_capacity(threads as usize);
-            each_thread(threads, |t| values.push(init(t)));
-            PerThread {
-                values: UnsafeCell::new(values),
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn slot(&self, t: &Thread) -> *mut T {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let _ = t;
-            self.value.get()
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        // SAFETY: the emulator runs a rank's threads one at a time; the
-        // vector is never resized after creation.
-        unsafe {
-            (*self.values.get()).as_mut_ptr().add(t.index as usize)
+    pub(crate) fn from_fn(threads: u32, init: impl FnOnce(&Thread) -> T) -> Self {
+        let _ = threads;
+        let t = Thread::new(own_index());
+        PerThread {
+            value: UnsafeCell::new(region(|| init(&t))),
         }
     }
 
     /// This thread's value.
     #[inline(always)]
     pub fn get(&self, t: &Thread) -> T {
+        let _ = t;
         // SAFETY: the slot is this thread's own.
-        unsafe { *self.slot(t) }
+        unsafe { *self.value.get() }
     }
 
     /// Sets this thread's value.
     #[inline(always)]
     pub fn set(&self, t: &Thread, value: T) {
+        let _ = t;
         // SAFETY: the slot is this thread's own.
-        unsafe { *self.slot(t) = value }
+        unsafe { *self.value.get() = value }
     }
 
     /// Replaces this thread's value with `f(value)`.
@@ -178,21 +204,12 @@ impl<T: Copy> PerThread<T> {
         self.set(t, f(self.get(t)))
     }
 
-    /// The value every thread holds, when they all hold the same one (the
-    /// result of a broadcast): the calling thread's on the GPU, thread 0's
-    /// in the emulator.
+    /// The calling thread's value, for a value every thread holds alike
+    /// (the result of a broadcast).
     #[inline(always)]
     pub(crate) fn uniform(&self) -> T {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            // SAFETY: the slot is this thread's own.
-            unsafe { *self.value.get() }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            // SAFETY: as in `slot`; a block has at least one thread.
-            unsafe { (&(*self.values.get()))[0] }
-        }
+        // SAFETY: the slot is this thread's own.
+        unsafe { *self.value.get() }
     }
 
     /// A new per-thread value, `f(thread, value)` on every thread.
@@ -208,27 +225,14 @@ impl<T: Copy> PerThread<T> {
     where
         T: LaneWord,
     {
+        let _ = threads;
+        let v = self.uniform();
         #[cfg(target_arch = "nvptx64")]
-        {
-            let _ = threads;
-            // SAFETY: the slot is this thread's own.
-            let v = unsafe { *self.value.get() };
-            PerThread {
-                value: UnsafeCell::new(super::gpu::shuffle(v, mode)),
-            }
-        }
+        let moved = super::gpu::shuffle(v, mode);
         #[cfg(not(target_arch = "nvptx64"))]
-        {
-            PerThread::from_fn(threads, |t| {
-                let (lane, base) = (t.lane(), t.index - t.lane());
-                let from = match mode {
-                    Shuffle::Xor(m) => lane ^ m,
-                    Shuffle::Up(d) if lane >= d => lane - d,
-                    Shuffle::Up(_) => lane,
-                    Shuffle::Index(l) => l,
-                };
-                self.get(&Thread::new(base + from))
-            })
+        let moved = T::from_word(super::lanes::shuffle(v.to_word(), mode));
+        PerThread {
+            value: UnsafeCell::new(moved),
         }
     }
 }
@@ -258,7 +262,7 @@ pub trait LaneWord: Copy {
 /// Copies `bytes` from `src` to `dst` with every thread of a block of
 /// `threads`, coalesced: in 16-byte vectors where both addresses are equally
 /// aligned (bytes before and after the aligned middle one by one), else in
-/// words or bytes. In the emulator, one `memmove`.
+/// words or bytes. In the emulator, one `memmove` by thread 0.
 ///
 /// # Safety
 /// Both ranges must be valid for `bytes`; they may overlap only if equal.
@@ -275,6 +279,8 @@ pub unsafe fn copy(threads: u32, dst: *mut u8, src: *const u8, bytes: usize) {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         let _ = threads;
-        core::ptr::copy(src, dst, bytes)
+        if own_index() == 0 {
+            core::ptr::copy(src, dst, bytes)
+        }
     }
 }

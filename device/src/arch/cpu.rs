@@ -116,6 +116,10 @@ pub fn nanosleep(ns: u32) {
 }
 
 pub fn global_timer() -> u64 {
+    emu::require_thread_or(
+        "global_timer",
+        "read the rank's clock with `rank.timestamp()` (once, the same on every thread)",
+    );
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
@@ -126,7 +130,12 @@ pub fn is_global(ptr: *const u8) -> bool {
     !emu::is_shared(ptr)
 }
 
+#[track_caller]
 pub fn exit_thread() -> ! {
+    if super::lanes::index().is_some() {
+        super::lanes::exit(core::panic::Location::caller())
+    }
+    // A raw kernel's thread is an OS thread of its own: it just ends.
     std::panic::panic_any(emu::Aborted)
 }
 

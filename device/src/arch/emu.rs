@@ -103,8 +103,9 @@ impl BlockContext {
 /// What an emulated thread knows about itself.
 ///
 /// A raw kernel's OS thread is one GPU thread: `thread_idx` is set. A rank
-/// kernel's OS thread is a whole block: `thread_idx` is `None` in uniform
-/// code and set while a per-thread region runs for that thread.
+/// kernel's OS thread is a whole block, whose threads are coroutines
+/// (`lanes`): `thread_idx` is `None` in uniform code and set while a
+/// per-thread region runs.
 #[derive(Clone)]
 pub struct ThreadContext {
     /// `%tid`, or `None` in uniform code of a rank kernel.
@@ -138,6 +139,11 @@ pub fn enter<R>(ctx: ThreadContext, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The current thread of a rank's per-thread region (`None`: uniform code).
+pub fn current_thread() -> Option<Dim3> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|t| t.thread_idx))
+}
+
 /// Sets the current thread of a rank's per-thread region (`None`: uniform code).
 pub fn set_thread(thread: Option<Dim3>) {
     CURRENT.with(|c| {
@@ -161,10 +167,22 @@ pub fn thread_idx(call: &str) -> Dim3 {
 /// Panics if the calling code is uniform code of a rank kernel: there the
 /// GPU would run a non-idempotent per-thread operation once per thread.
 pub fn require_thread(call: &str) {
-    let uniform = CURRENT.with(|c| c.borrow().as_ref().is_some_and(|t| t.thread_idx.is_none()));
-    if uniform {
+    if in_uniform_code() {
         thread_idx(call);
     }
+}
+
+/// Panics if the calling code is uniform code of a rank kernel, saying
+/// which uniform call to use instead: each thread would read its own clock
+/// and leave a time-out loop in its own iteration.
+pub fn require_thread_or(call: &str, fix: &str) {
+    if in_uniform_code() {
+        panic!("dcuda: `{call}` called in uniform code of a rank kernel: each thread would read its own value; {fix}")
+    }
+}
+
+fn in_uniform_code() -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(|t| t.thread_idx.is_none()))
 }
 
 /// Calls `f` with the current thread's context; panics outside a launch.

@@ -23,6 +23,8 @@ mod cpu;
 pub mod emu;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod gpu;
+#[cfg(not(target_arch = "nvptx64"))]
+mod lanes;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 #[doc(hidden)]
@@ -238,7 +240,9 @@ pub fn nanosleep(ns: u32) {
 }
 
 /// The GPU's global nanosecond timer (`%globaltimer`); wall-clock
-/// nanoseconds in the emulator.
+/// nanoseconds in the emulator. Each thread reads its own: in a rank
+/// kernel use `Rank::timestamp`, read once and the same on every thread
+/// (the emulator refuses this call in a rank's uniform code).
 #[inline(always)]
 pub fn global_timer() -> u64 {
     imp::global_timer()
@@ -263,8 +267,10 @@ pub fn is_global<T>(ptr: *const T) -> bool {
 }
 
 /// Ends the calling thread (`exit`). When every thread of every block has
-/// exited, the kernel completes normally, unlike [`trap`].
+/// exited, the kernel completes normally, unlike [`trap`]. In a rank
+/// kernel the emulator reports it: a rank must return on every thread.
 #[inline(always)]
+#[track_caller]
 pub fn exit_thread() -> ! {
     imp::exit_thread()
 }

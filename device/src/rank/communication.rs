@@ -26,7 +26,16 @@ impl Rank {
     /// be device memory (not shared memory, which other ranks cannot reach).
     /// Windows of ranks on one device may overlap.
     #[inline(always)]
+    #[track_caller]
     pub fn win_create<T: DeviceCopy>(&mut self, comm: Comm, mem: DeviceSlice<T>) -> Window<T> {
+        arch::block::enter_call(
+            "win_create",
+            [
+                ("comm", comm.context() as u64),
+                ("base", mem.as_mut_ptr() as u64),
+                ("len", mem.len() as u64),
+            ],
+        );
         self.rt.create_window(&mut self.block, comm, mem, false)
     }
 
@@ -34,17 +43,28 @@ impl Rank {
     /// window are matched by source, window and tag
     /// ([`wait_match`](Self::wait_match)) instead of counted per tag.
     #[inline(always)]
+    #[track_caller]
     pub fn win_create_matched<T: DeviceCopy>(
         &mut self,
         comm: Comm,
         mem: DeviceSlice<T>,
     ) -> Window<T> {
+        arch::block::enter_call(
+            "win_create_matched",
+            [
+                ("comm", comm.context() as u64),
+                ("base", mem.as_mut_ptr() as u64),
+                ("len", mem.len() as u64),
+            ],
+        );
         self.rt.create_window(&mut self.block, comm, mem, true)
     }
 
     /// Frees a window collectively over its communicator.
     #[inline(always)]
+    #[track_caller]
     pub fn win_free<T>(&mut self, win: Window<T>) {
+        arch::block::enter_call("win_free", [("window", win.id() as u64)]);
         self.rt.free_window(&mut self.block, win)
     }
 
@@ -53,6 +73,7 @@ impl Rank {
     /// rank wrote to `src` before the call; `src` may be reused after
     /// [`flush`](Self::flush).
     #[inline(always)]
+    #[track_caller]
     pub fn put<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -60,6 +81,16 @@ impl Rank {
         offset: usize,
         src: DeviceSlice<T>,
     ) {
+        arch::block::enter_call(
+            "put",
+            [
+                ("window", win.id() as u64),
+                ("target", target as u64),
+                ("offset", offset as u64),
+                ("source", src.as_mut_ptr() as u64),
+                ("count", src.len() as u64),
+            ],
+        );
         self.rt.put(&mut self.block, win, target, offset, src)
     }
 
@@ -67,6 +98,7 @@ impl Rank {
     /// data is there. Puts and notifications to one target arrive in the
     /// order they were issued.
     #[inline(always)]
+    #[track_caller]
     pub fn put_notify<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -75,6 +107,16 @@ impl Rank {
         src: DeviceSlice<T>,
         tag: u32,
     ) {
+        arch::block::enter_call(
+            "put_notify",
+            [
+                ("window", win.id() as u64),
+                ("target", target as u64),
+                ("offset", offset as u64),
+                ("count", src.len() as u64),
+                ("tag", tag as u64),
+            ],
+        );
         self.rt
             .put_notify(&mut self.block, win, (target, offset), src, tag)
     }
@@ -83,6 +125,7 @@ impl Rank {
     /// part of `win` into `dst`. The data is in `dst`, for every thread,
     /// when the call returns.
     #[inline(always)]
+    #[track_caller]
     pub fn get<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -90,12 +133,23 @@ impl Rank {
         offset: usize,
         dst: DeviceSlice<T>,
     ) {
+        arch::block::enter_call(
+            "get",
+            [
+                ("window", win.id() as u64),
+                ("target", target as u64),
+                ("offset", offset as u64),
+                ("destination", dst.as_mut_ptr() as u64),
+                ("count", dst.len() as u64),
+            ],
+        );
         self.rt.get(&mut self.block, win, target, offset, dst)
     }
 
     /// [`get`](Self::get), then notification `tag` to the *target*, the
     /// owner of the data, which learns that its data was read.
     #[inline(always)]
+    #[track_caller]
     pub fn get_notify<T: DeviceCopy>(
         &mut self,
         win: Window<T>,
@@ -104,6 +158,16 @@ impl Rank {
         dst: DeviceSlice<T>,
         tag: u32,
     ) {
+        arch::block::enter_call(
+            "get_notify",
+            [
+                ("window", win.id() as u64),
+                ("target", target as u64),
+                ("offset", offset as u64),
+                ("count", dst.len() as u64),
+                ("tag", tag as u64),
+            ],
+        );
         self.rt
             .get_notify(&mut self.block, win, (target, offset), dst, tag)
     }
@@ -112,82 +176,126 @@ impl Rank {
     /// [`wait_match`](Self::wait_match) at rank `target` with this rank as
     /// its source.
     #[inline(always)]
+    #[track_caller]
     pub fn notify_matched<T>(&mut self, win: Window<T>, target: u32, tag: u32) {
+        arch::block::enter_call(
+            "notify_matched",
+            [
+                ("window", win.id() as u64),
+                ("target", target as u64),
+                ("tag", tag as u64),
+            ],
+        );
         self.rt.notify_matched(&mut self.block, win, target, tag)
     }
 
     /// Waits until every earlier put of this rank on `win` is complete:
     /// afterwards their source buffers may be changed.
     #[inline(always)]
+    #[track_caller]
     pub fn flush<T>(&mut self, win: Window<T>) {
+        arch::block::enter_call("flush", [("window", win.id() as u64)]);
         self.rt.flush(&mut self.block, win)
     }
 
     /// Sends notification `tag` (`0..USER_TAGS`) to rank `target` of
     /// `comm`, after every earlier put of this rank to it.
     #[inline(always)]
+    #[track_caller]
     pub fn notify(&mut self, comm: Comm, target: u32, tag: u32) {
+        arch::block::enter_call(
+            "notify",
+            [
+                ("comm", comm.context() as u64),
+                ("target", target as u64),
+                ("tag", tag as u64),
+            ],
+        );
         self.rt.notify(&mut self.block, comm, target, tag)
     }
 
     /// Waits until `count` notifications of `tag` are available, and consumes them.
     #[inline(always)]
+    #[track_caller]
     pub fn wait_notifications(&mut self, tag: u32, count: u32) {
+        arch::block::enter_call(
+            "wait_notifications",
+            [("tag", tag as u64), ("count", count as u64)],
+        );
         self.rt.wait_notifications(&mut self.block, tag, count)
     }
 
     /// Consumes `count` notifications of `tag` if that many are available;
     /// returns whether it did. Never waits.
     #[inline(always)]
+    #[track_caller]
     pub fn test_notifications(&mut self, tag: u32, count: u32) -> bool {
+        arch::block::enter_call(
+            "test_notifications",
+            [("tag", tag as u64), ("count", count as u64)],
+        );
         self.rt.test_notifications(&mut self.block, tag, count)
     }
 
     /// Waits until `count` notifications that `m` accepts have arrived on
     /// matched windows, and consumes the oldest `count` of them.
     #[inline(always)]
+    #[track_caller]
     pub fn wait_match(&mut self, m: Match, count: u32) {
+        arch::block::enter_call("wait_match", m.fingerprint(count));
         self.rt.wait_match(&mut self.block, m, count)
     }
 
     /// Consumes `count` notifications that `m` accepts if that many have
     /// arrived; returns whether it did. Never waits.
     #[inline(always)]
+    #[track_caller]
     pub fn test_match(&mut self, m: Match, count: u32) -> bool {
+        arch::block::enter_call("test_match", m.fingerprint(count));
         self.rt.test_match(&mut self.block, m, count)
     }
 
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
     #[inline(always)]
+    #[track_caller]
     pub fn barrier(&mut self, comm: Comm) {
+        arch::block::enter_call("barrier", [("comm", comm.context() as u64)]);
         self.rt.barrier(&mut self.block, comm)
     }
 
     /// Starts host timer `id` once every rank of the world has called it.
     /// Each process's host measures the time (see the run report).
     #[inline(always)]
+    #[track_caller]
     pub fn start_timer(&mut self, id: u32) {
+        arch::block::enter_call("start_timer", [("id", id as u64)]);
         self.rt.timer(&mut self.block, id, true)
     }
 
     /// Stops host timer `id` once every rank of the world has called it.
     #[inline(always)]
+    #[track_caller]
     pub fn stop_timer(&mut self, id: u32) {
+        arch::block::enter_call("stop_timer", [("id", id as u64)]);
         self.rt.timer(&mut self.block, id, false)
     }
 
     /// The device clock in nanoseconds (`%globaltimer`), read once and the
     /// same on every thread.
     #[inline(always)]
+    #[track_caller]
     pub fn timestamp(&mut self) -> u64 {
+        arch::block::enter_call("timestamp", []);
         self.block.single(|_| arch::global_timer())
     }
 
     /// A host round trip: asks the host for a reply and waits for it.
     /// Returns the number of round trips so far (the host's count).
     #[inline(always)]
+    #[track_caller]
     pub fn host_ping(&mut self) -> u32 {
+        arch::block::enter_call("host_ping", []);
         self.rt.host_call(&mut self.block, Op::Ping, 0)
     }
 
@@ -195,7 +303,15 @@ impl Rank {
     /// the kernel runs, prefixed with the rank. Use it through
     /// [`rank_log!`](crate::rank_log).
     #[inline(always)]
+    #[track_caller]
     pub fn log(&mut self, format: &'static str, args: &[LogArg]) {
+        arch::block::enter_call(
+            "log",
+            [
+                ("format", format.as_ptr() as u64),
+                ("arguments", args.len() as u64),
+            ],
+        );
         self.rt.log(&mut self.block, format, args)
     }
 }

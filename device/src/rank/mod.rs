@@ -12,14 +12,16 @@
 //! that lives across collective calls is a [`PerThread<T>`].
 //!
 //! On the GPU every thread runs the uniform code and each runs the region
-//! closure once for itself; in the emulator one OS thread runs the uniform
-//! code and loops over the thread indices in each region. Reductions and
-//! scans combine values in the same order on both, so results are bitwise
-//! identical.
+//! closure once for itself. The emulator does the same, with one coroutine
+//! per thread run in lockstep, and checks at every call of this API that
+//! every thread makes it with the same arguments: a divergence stops the
+//! rank with a report. Reductions and scans combine values in the same
+//! order on both, so results are bitwise identical.
 
 mod communication;
 
 use crate::abi::RankContext;
+use crate::arch;
 use crate::block::{Block, PerThread, ReduceOp, Reducible, Thread};
 use crate::runtime::Runtime;
 use core::marker::PhantomData;
@@ -28,10 +30,10 @@ use core::marker::PhantomData;
 /// once per launch and read by every rank.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the argument struct of a rank kernel",
-    note = "rank kernel arguments must be `Copy + 'static` (plain data: numbers and `DeviceSlice`s)"
+    note = "rank kernel arguments must be `Copy + Sync + 'static`: plain data, numbers and `DeviceSlice`s (a raw pointer is not `Sync`: pass a `DeviceSlice` instead)"
 )]
-pub trait RankArgs: Copy + 'static {}
-impl<T: Copy + 'static> RankArgs for T {}
+pub trait RankArgs: Copy + Sync + 'static {}
+impl<T: Copy + Sync + 'static> RankArgs for T {}
 
 /// The block-level handle of a rank kernel. Its methods are block-collective:
 /// every thread of the block must reach the same calls with the same
@@ -52,14 +54,16 @@ impl Rank {
     /// with the context the host built for the run.
     #[doc(hidden)]
     #[inline(always)]
-    pub unsafe fn run(context: *const RankContext, body: impl FnOnce(&mut Rank)) {
-        let mut rank = Rank {
-            block: Block::current(),
-            rt: Runtime::new(context),
-            _not_send: PhantomData,
-        };
-        body(&mut rank);
-        rank.rt.finish(&rank.block);
+    pub unsafe fn run(context: *const RankContext, body: impl Fn(&mut Rank)) {
+        arch::block::run_rank(|| {
+            let mut rank = Rank {
+                block: Block::current(),
+                rt: Runtime::new(context),
+                _not_send: PhantomData,
+            };
+            body(&mut rank);
+            rank.rt.finish(&rank.block);
+        })
     }
 
     /// This rank's index among the ranks of its device (its block index).
@@ -89,20 +93,26 @@ impl Rank {
     /// region's shared-memory writes from another thread's reads with
     /// [`sync_threads`](Self::sync_threads).
     #[inline(always)]
-    pub fn threads(&mut self, f: impl Fn(&Thread)) {
+    #[track_caller]
+    pub fn threads(&mut self, f: impl Fn(&Thread) + Sync) {
+        arch::block::enter_call("threads", []);
         self.block.each_thread(f)
     }
 
     /// Per-thread state, initialised by `init` for each thread.
     #[inline(always)]
-    pub fn per_thread<T: Copy>(&mut self, init: impl Fn(&Thread) -> T) -> PerThread<T> {
+    #[track_caller]
+    pub fn per_thread<T: Copy>(&mut self, init: impl Fn(&Thread) -> T + Sync) -> PerThread<T> {
+        arch::block::enter_call("per_thread", []);
         self.block.per_thread(init)
     }
 
     /// Block-wide barrier: shared-memory writes of every thread before it are
     /// visible to every thread after it.
     #[inline(always)]
+    #[track_caller]
     pub fn sync_threads(&mut self) {
+        arch::block::enter_call("sync_threads", []);
         self.block.sync()
     }
 
@@ -110,25 +120,35 @@ impl Rank {
     /// result (bitwise: the combining order is fixed, the same on the GPU
     /// and in the emulator).
     #[inline(always)]
-    pub fn reduce<T: Reducible, O: ReduceOp<T>>(&mut self, f: impl Fn(&Thread) -> T, op: O) -> T {
+    #[track_caller]
+    pub fn reduce<T: Reducible, O: ReduceOp<T>>(
+        &mut self,
+        f: impl Fn(&Thread) -> T + Sync,
+        op: O,
+    ) -> T {
+        arch::block::enter_call("reduce", []);
         self.block.reduce(f, op)
     }
 
     /// Inclusive scan of one value per thread with `op`: thread `i` gets
     /// `op(v0, ..., vi)`.
     #[inline(always)]
+    #[track_caller]
     pub fn scan<T: Reducible, O: ReduceOp<T>>(
         &mut self,
-        f: impl Fn(&Thread) -> T,
+        f: impl Fn(&Thread) -> T + Sync,
         op: O,
     ) -> PerThread<T> {
+        arch::block::enter_call("scan", []);
         self.block.scan(f, op)
     }
 
     /// Runs `f` on thread 0 only and gives its result to every thread: the
     /// place for non-idempotent work such as an atomic operation.
     #[inline(always)]
-    pub fn single<T: Reducible>(&mut self, f: impl FnOnce(&Thread) -> T) -> T {
+    #[track_caller]
+    pub fn single<T: Reducible>(&mut self, f: impl Fn(&Thread) -> T + Sync) -> T {
+        arch::block::enter_call("single", []);
         self.block.single(f)
     }
 }

@@ -32,6 +32,22 @@ pub struct Match {
 }
 
 impl Match {
+    /// Its fields and `count`, named, for the emulator's check that every
+    /// thread of a rank waits for the same thing.
+    pub(crate) fn fingerprint(&self, count: u32) -> [(&'static str, u64); 4] {
+        let source = match self.source {
+            Source::Any => u64::MAX,
+            Source::Rank(r) => r as u64,
+        };
+        let or_any = |v: Option<u32>| v.map_or(u64::MAX, u64::from);
+        [
+            ("source", source),
+            ("window", or_any(self.window)),
+            ("tag", or_any(self.tag)),
+            ("count", count as u64),
+        ]
+    }
+
     /// Matches every notification on matched windows.
     pub fn any() -> Self {
         Match {

@@ -73,7 +73,7 @@ fn publish(status: *mut WaitStatus, call: Call, args: [u32; 3], seen: u32) {
 /// Ends this rank because the run was aborted.
 #[inline(always)]
 pub(crate) fn abort_exit() -> ! {
-    arch::exit_thread()
+    arch::block::abort_rank()
 }
 
 /// A run of failed polls by the leader thread, of a wait or of tests

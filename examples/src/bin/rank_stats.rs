@@ -33,20 +33,20 @@ fn run(rt: &Runtime, input: &[f32]) -> Result<Stats, Box<dyn std::error::Error>>
     let module = rt.load(&dcuda_examples::rank_ptx())?;
     let n = input.len();
     let data = rt.upload(input)?;
-    let (mut smoothed, mut prefix) = (rt.alloc::<f32>(n)?, rt.alloc::<f32>(n)?);
-    let (mut sums, mut maxes) = (
+    let (smoothed, prefix) = (rt.alloc::<f32>(n)?, rt.alloc::<f32>(n)?);
+    let (sums, maxes) = (
         rt.alloc::<f32>(RANKS as usize)?,
         rt.alloc::<f32>(RANKS as usize)?,
     );
-    let (mut tickets, mut counter) = (rt.alloc::<u32>(RANKS as usize)?, rt.alloc::<u32>(1)?);
+    let (tickets, counter) = (rt.alloc::<u32>(RANKS as usize)?, rt.alloc::<u32>(1)?);
     let args = StatsArgs {
-        input: data.as_ptr(),
-        smoothed: smoothed.as_mut_ptr(),
-        prefix: prefix.as_mut_ptr(),
-        sums: sums.as_mut_ptr(),
-        maxes: maxes.as_mut_ptr(),
-        tickets: tickets.as_mut_ptr(),
-        counter: counter.as_mut_ptr(),
+        input: data.slice(),
+        smoothed: smoothed.slice(),
+        prefix: prefix.slice(),
+        sums: sums.slice(),
+        maxes: maxes.slice(),
+        tickets: tickets.slice(),
+        counter: counter.slice(),
     };
     // ANCHOR: launch
     // SAFETY: every buffer is sized for RANKS ranks of THREADS threads.

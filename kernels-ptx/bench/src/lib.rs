@@ -17,7 +17,7 @@ pub struct PingArgs {
     /// 16 u32 per rank: the window (8) and the payload (8).
     pub buf: DeviceSlice<u32>,
     /// Rank 0 writes the timed nanoseconds here.
-    pub out: *mut u64,
+    pub out: DeviceSlice<u64>,
     /// Timed round trips.
     pub iters: u32,
     /// 0: 4-byte `put_notify`; 1: `notify`.
@@ -54,7 +54,7 @@ pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
         }
         let t1 = rank.timestamp();
         if me == 0 {
-            unsafe { *args.out = t1 - t0 };
+            unsafe { args.out.write(0, t1 - t0) };
         }
     }
     rank.barrier(world);
@@ -66,7 +66,7 @@ pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
 #[derive(Clone, Copy)]
 pub struct HostArgs {
     /// Rank 0 writes the timed nanoseconds here.
-    pub out: *mut u64,
+    pub out: DeviceSlice<u64>,
     /// Timed round trips.
     pub iters: u32,
 }
@@ -84,7 +84,7 @@ pub fn host_roundtrip(rank: &mut Rank, args: &HostArgs) {
             rank.host_ping();
         }
         let t1 = rank.timestamp();
-        unsafe { *args.out = t1 - t0 };
+        unsafe { args.out.write(0, t1 - t0) };
     }
     rank.barrier(world);
 }
@@ -104,7 +104,7 @@ pub struct BandwidthArgs {
     /// Repetitions.
     pub reps: u32,
     /// Rank 0 writes the timed nanoseconds here.
-    pub out: *mut u64,
+    pub out: DeviceSlice<u64>,
     /// How ranks pair up: [`NEIGHBOURS`] or [`HALVES`].
     pub pairing: u32,
 }
@@ -162,7 +162,7 @@ pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     rank.barrier(world);
     let t1 = rank.timestamp();
     if me == 0 {
-        unsafe { *args.out = t1 - t0 };
+        unsafe { args.out.write(0, t1 - t0) };
     }
     rank.win_free(win);
 }

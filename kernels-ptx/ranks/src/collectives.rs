@@ -3,16 +3,16 @@
 //! macro cannot see (a helper function outside it), which the emulator
 //! reports at run time.
 
-use dcuda_device::{arch, rank, Max, Min, Rank, Sum};
+use dcuda_device::{arch, rank, DeviceSlice, Max, Min, Rank, Sum};
 
 /// Arguments of [`int_collectives`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveArgs {
     /// Per rank: sum, min, max, broadcast value.
-    pub results: *mut u32,
+    pub results: DeviceSlice<u32>,
     /// Per element: inclusive prefix sum within the rank.
-    pub scans: *mut u32,
+    pub scans: DeviceSlice<u32>,
 }
 
 /// The value thread `t` of rank `r` contributes.
@@ -29,13 +29,13 @@ pub fn int_collectives(rank: &mut Rank, args: &CollectiveArgs) {
     let max = rank.reduce(|t| value(id, t.index()), Max);
     let scan = rank.scan(|t| value(id, t.index()), Sum);
     let broadcast = rank.single(|t| t.index() + 1000 * id);
-    rank.threads(|t| unsafe { *args.scans.add((id * n + t.index()) as usize) = scan.get(t) });
+    rank.threads(|t| unsafe { args.scans.write((id * n + t.index()) as usize, scan.get(t)) });
     let base = (id * 4) as usize;
     unsafe {
-        *args.results.add(base) = sum;
-        *args.results.add(base + 1) = min;
-        *args.results.add(base + 2) = max;
-        *args.results.add(base + 3) = broadcast;
+        args.results.write(base, sum);
+        args.results.write(base + 1, min);
+        args.results.write(base + 2, max);
+        args.results.write(base + 3, broadcast);
     }
 }
 
@@ -50,13 +50,13 @@ fn hidden_thread_index() -> u32 {
 #[derive(Clone, Copy)]
 pub struct MisuseArgs {
     /// One element per rank.
-    pub out: *mut u32,
+    pub out: DeviceSlice<u32>,
 }
 
 #[rank]
 pub fn hidden_misuse(rank: &mut Rank, args: &MisuseArgs) {
     let i = hidden_thread_index();
-    unsafe { *args.out.add(rank.id() as usize) = i };
+    unsafe { args.out.write(rank.id() as usize, i) };
 }
 
 /// Panics in rank 2: the launch fails with a message naming the rank.
@@ -66,5 +66,5 @@ pub fn rank_panics(rank: &mut Rank, args: &MisuseArgs) {
         panic!("rank 2 gives up");
     }
     rank.sync_threads();
-    unsafe { *args.out.add(rank.id() as usize) = 1 };
+    unsafe { args.out.write(rank.id() as usize, 1) };
 }

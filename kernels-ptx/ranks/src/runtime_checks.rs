@@ -32,7 +32,7 @@ impl CheckArgs {
 
 /// Sets `dst[k] = value(k)` for every element, the rank's threads striding
 /// over them.
-fn fill(rank: &mut Rank, dst: DeviceSlice<u32>, value: impl Fn(usize) -> u32) {
+fn fill(rank: &mut Rank, dst: DeviceSlice<u32>, value: impl Fn(usize) -> u32 + Sync) {
     let stride = rank.threads_per_rank() as usize;
     rank.threads(|t| {
         let mut k = t.index() as usize;

@@ -1,7 +1,7 @@
 //! Per-rank statistics of a chunk of an array: the tour of the rank DSL.
 
 use dcuda_device::arch::{self, Ordering, Scope};
-use dcuda_device::{rank, shared_array, Max, Rank, Sum};
+use dcuda_device::{rank, shared_array, DeviceSlice, Max, Rank, Sum};
 
 // ANCHOR: args
 /// Arguments of [`block_stats`]. Every rank handles `threads_per_rank`
@@ -10,19 +10,19 @@ use dcuda_device::{rank, shared_array, Max, Rank, Sum};
 #[derive(Clone, Copy)]
 pub struct StatsArgs {
     /// The input, `ranks * threads_per_rank` elements.
-    pub input: *const f32,
+    pub input: DeviceSlice<f32>,
     /// Per element: the average of it and its neighbours within the rank.
-    pub smoothed: *mut f32,
+    pub smoothed: DeviceSlice<f32>,
     /// Per element: inclusive prefix sum of `smoothed` within the rank.
-    pub prefix: *mut f32,
+    pub prefix: DeviceSlice<f32>,
     /// Per rank: sum of `smoothed`.
-    pub sums: *mut f32,
+    pub sums: DeviceSlice<f32>,
     /// Per rank: maximum of `smoothed`.
-    pub maxes: *mut f32,
+    pub maxes: DeviceSlice<f32>,
     /// Per rank: its ticket from one atomic counter.
-    pub tickets: *mut u32,
+    pub tickets: DeviceSlice<u32>,
     /// The counter.
-    pub counter: *mut u32,
+    pub counter: DeviceSlice<u32>,
 }
 // ANCHOR_END: args
 
@@ -37,7 +37,7 @@ pub fn block_stats(rank: &mut Rank, args: &StatsArgs) {
 
     // Per-thread region: each thread stages its element in shared memory.
     rank.threads(|t| {
-        let x = unsafe { *args.input.add(base + t.index() as usize) };
+        let x = unsafe { args.input.read(base + t.index() as usize) };
         STATS_TILE.set(t.index() as usize, x);
     });
     rank.sync_threads(); // the neighbours' writes are visible after this
@@ -57,20 +57,21 @@ pub fn block_stats(rank: &mut Rank, args: &StatsArgs) {
 
     rank.threads(|t| unsafe {
         let i = base + t.index() as usize;
-        *args.smoothed.add(i) = smooth.get(t);
-        *args.prefix.add(i) = prefix.get(t);
+        args.smoothed.write(i, smooth.get(t));
+        args.prefix.write(i, prefix.get(t));
     });
 
     // A non-idempotent operation runs on one thread; all get its result.
-    let ticket =
-        rank.single(|_| unsafe { arch::fetch_add(args.counter, 1, Ordering::Relaxed, Scope::Gpu) });
+    let ticket = rank.single(|_| unsafe {
+        arch::fetch_add(args.counter.as_mut_ptr(), 1, Ordering::Relaxed, Scope::Gpu)
+    });
 
     // Uniform stores of uniform values: every thread writes the same value.
     let id = rank.id() as usize;
     unsafe {
-        *args.sums.add(id) = sum;
-        *args.maxes.add(id) = max;
-        *args.tickets.add(id) = ticket;
+        args.sums.write(id, sum);
+        args.maxes.write(id, max);
+        args.tickets.write(id, ticket);
     }
 }
 // ANCHOR_END: kernel

@@ -9,6 +9,7 @@
 
 mod ast;
 mod expand;
+mod paths;
 mod valid;
 
 use proc_macro2::TokenStream;

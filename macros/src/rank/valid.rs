@@ -3,12 +3,13 @@
 //! the rank handle, and reports each violation with the rule and the fix.
 
 use super::ast::last_segment;
-use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::quote;
+use super::paths::{may_be_intrinsic, mentions, mentions_call, pat_names, rank_path_method};
+use proc_macro2::Span;
+use quote::{quote, ToTokens};
 use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
-use syn::{Expr, FnArg, Pat, Type};
+use syn::{Expr, FnArg, Type};
 
 /// Methods of `Rank` whose closure arguments are per-thread regions.
 const REGION_METHODS: &[&str] = &["threads", "per_thread", "reduce", "scan", "single"];
@@ -48,25 +49,6 @@ struct Checker {
     /// Closures of uniform code we are in: their parameter names.
     closures: Vec<HashSet<String>>,
     errors: Vec<syn::Error>,
-}
-
-fn pat_names(pat: &Pat, out: &mut HashSet<String>) {
-    struct Names<'a>(&'a mut HashSet<String>);
-    impl<'ast> Visit<'ast> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            visit::visit_pat_ident(self, p);
-        }
-    }
-    Names(out).visit_pat(pat);
-}
-
-fn mentions(tokens: TokenStream, names: &HashSet<String>) -> Option<Span> {
-    tokens.into_iter().find_map(|tt| match tt {
-        TokenTree::Ident(id) if names.contains(&id.to_string()) => Some(id.span()),
-        TokenTree::Group(g) => mentions(g.stream(), names),
-        _ => None,
-    })
 }
 
 impl Checker {
@@ -249,8 +231,22 @@ impl<'ast> Visit<'ast> for Checker {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Expr::Path(p) = &*c.func {
-            if let Some(last) = p.path.segments.last() {
-                self.check_intrinsic(&last.ident.to_string(), c.func.span());
+            if let Some(method) = rank_path_method(&p.path) {
+                // `Rank::threads(rank, |t| ...)`: the closures are regions,
+                // as in method form.
+                if REGION_METHODS.contains(&method.as_str()) && !self.in_region() {
+                    for arg in &c.args {
+                        match arg {
+                            Expr::Closure(cl) => self.visit_region_closure(cl),
+                            other => self.visit_expr(other),
+                        }
+                    }
+                    return;
+                }
+            } else if may_be_intrinsic(&p.path) {
+                if let Some(last) = p.path.segments.last() {
+                    self.check_intrinsic(&last.ident.to_string(), c.func.span());
+                }
             }
         }
         visit::visit_expr_call(self, c);
@@ -303,6 +299,9 @@ impl<'ast> Visit<'ast> for Checker {
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
+        for a in &l.attrs {
+            self.visit_attribute(a);
+        }
         if let Some(init) = &l.init {
             self.visit_expr(&init.expr);
             if let Some((_, diverge)) = &init.diverge {
@@ -338,10 +337,37 @@ impl<'ast> Visit<'ast> for Checker {
             .map(|(n, _)| n.to_string())
             .chain(self.intrinsic_aliases.keys().cloned())
             .collect();
-        if let Some(span) = mentions(m.tokens.clone(), &intrinsics) {
+        if let Some(span) = mentions_call(m.tokens.clone(), &intrinsics) {
             let name = span.source_text().unwrap_or_default();
             self.check_intrinsic(&name, span);
         }
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if let Some(seg) = p.segments.iter().find(|s| s.ident == "nvptx") {
+            self.error(
+                seg.ident.span(),
+                "GPU-only intrinsics (`core::arch::nvptx`) in a rank kernel\n\
+                 rule: the emulator runs the kernel compiled for the host, where these do not exist, so none of its checks would see them\n\
+                 fix: use the intrinsics of `dcuda_device::arch`, which both targets compile"
+                    .into(),
+            );
+        }
+        visit::visit_path(self, p);
+    }
+
+    fn visit_attribute(&mut self, a: &'ast syn::Attribute) {
+        let cfg = a.path().is_ident("cfg") || a.path().is_ident("cfg_attr");
+        if cfg && a.meta.to_token_stream().to_string().contains("target_arch") {
+            self.error(
+                a.span(),
+                "code compiled for one target only, in a rank kernel\n\
+                 rule: the emulator checks the kernel as the host compiles it; code that only the GPU build contains escapes every check\n\
+                 fix: write it once, with the intrinsics of `dcuda_device::arch`, which both targets compile"
+                    .into(),
+            );
+        }
+        visit::visit_attribute(self, a);
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {

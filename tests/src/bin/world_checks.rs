@@ -227,10 +227,8 @@ impl Run<'_> {
     /// World rank 2, on process 1, panics (a trap on a GPU): process 1 must
     /// report the kernel fault and end the job, and no process may hang.
     fn panicking_rank(&self, process: u32) -> Check {
-        let mut out = self.rt.alloc::<u32>(self.ranks as usize).unwrap();
-        let args = MisuseArgs {
-            out: out.as_mut_ptr(),
-        };
+        let out = self.rt.alloc::<u32>(self.ranks as usize).unwrap();
+        let args = MisuseArgs { out: out.slice() };
         let config = RunConfig::new(32).ranks(self.ranks);
         // SAFETY: out has one element per rank of this process.
         match unsafe { self.module.run(&RANK_PANICS, &config, &args) } {

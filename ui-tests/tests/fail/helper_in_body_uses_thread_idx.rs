@@ -1,9 +1,9 @@
 #![allow(unused)]
-use dcuda_device::{rank, Rank};
+use dcuda_device::{rank, DeviceSlice, Rank};
 
 #[derive(Clone, Copy)]
 struct Args {
-    out: *mut u32,
+    out: DeviceSlice<u32>,
 }
 
 #[rank]
@@ -11,7 +11,7 @@ fn k(_rank: &mut Rank, args: &Args) {
     fn lane() -> u32 {
         dcuda_device::arch::thread_idx().x % 32
     }
-    unsafe { *args.out = lane() };
+    unsafe { args.out.write(0, lane()) };
 }
 
 fn main() {}

@@ -1,16 +1,16 @@
 #![allow(unused)]
-use dcuda_device::{rank, Rank};
+use dcuda_device::{rank, DeviceSlice, Rank};
 
 #[derive(Clone, Copy)]
 struct Args {
-    out: *mut u32,
+    out: DeviceSlice<u32>,
 }
 
 use dcuda_device::arch;
 
 #[rank]
 fn k(_rank: &mut Rank, args: &Args) {
-    unsafe { *args.out = arch::block_idx().x + arch::grid_dim().x };
+    unsafe { args.out.write(0, arch::block_idx().x + arch::grid_dim().x) };
 }
 
 fn main() {}

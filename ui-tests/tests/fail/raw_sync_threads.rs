@@ -1,9 +1,9 @@
 #![allow(unused)]
-use dcuda_device::{rank, Rank};
+use dcuda_device::{rank, DeviceSlice, Rank};
 
 #[derive(Clone, Copy)]
 struct Args {
-    out: *mut u32,
+    out: DeviceSlice<u32>,
 }
 
 #[rank]

@@ -1,15 +1,15 @@
 #![allow(unused)]
-use dcuda_device::{rank, Rank};
+use dcuda_device::{rank, DeviceSlice, Rank};
 
 #[derive(Clone, Copy)]
 struct Args {
-    out: *mut u32,
+    out: DeviceSlice<u32>,
 }
 
 #[rank]
 fn k(_rank: &mut Rank, args: &Args) {
     use dcuda_device::arch::thread_idx as tid;
-    unsafe { *args.out = tid().x };
+    unsafe { args.out.write(0, tid().x) };
 }
 
 fn main() {}

@@ -1,12 +1,12 @@
 //! Per-thread regions with per-thread state, shared memory, pointers,
 //! atomics on one thread, and locals that shadow the handle's name.
 use dcuda_device::arch::{self, Ordering, Scope};
-use dcuda_device::{rank, shared_array, Rank, Sum};
+use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Sum};
 
 #[derive(Clone, Copy)]
 struct Args {
-    out: *mut u32,
-    counter: *mut u32,
+    out: DeviceSlice<u32>,
+    counter: DeviceSlice<u32>,
 }
 
 shared_array!(static TILE: [u32; 128]);
@@ -22,12 +22,12 @@ fn k(rank: &mut Rank, args: &Args) {
     rank.sync_threads();
     let total = rank.reduce(|t| TILE.get(t.index() as usize), Sum);
     let prefix = rank.scan(|t| acc.get(t), Sum);
-    let ticket = rank.single(|_| unsafe { arch::fetch_add(args.counter, 1, Ordering::Relaxed, Scope::Gpu) });
+    let ticket = rank.single(|_| unsafe { arch::fetch_add(args.counter.as_mut_ptr(), 1, Ordering::Relaxed, Scope::Gpu) });
     rank.threads(|t| {
         let rank = t.index();
         let mut local = 0;
         local += rank;
-        unsafe { *args.out.add((base + t.index()) as usize) = prefix.get(t) + local + total + ticket };
+        unsafe { args.out.write((base + t.index()) as usize, prefix.get(t) + local + total + ticket) };
     });
 }
 
