@@ -4,7 +4,7 @@
 //! undefined behaviour on a GPU, so they always run on the emulator.
 
 use dcuda::{BackendChoice, Error, RunConfig, Runtime};
-use dcuda_rank_kernels::divergence::{DivergeArgs, DIVERGE};
+use dcuda_rank_kernels::divergence::{DivergeArgs, DIVERGE, LEGAL_PATTERNS};
 
 /// Runs case `case` on 2 ranks of 32 threads; the launch's error text.
 fn run(case: u32) -> Result<Vec<u32>, String> {
@@ -88,4 +88,20 @@ fn a_per_thread_clock_in_uniform_code_is_refused() {
 fn a_time_out_on_the_uniform_clock_runs() {
     let polls = run(5).unwrap();
     assert!(polls.iter().all(|&p| p >= 1), "{polls:?}");
+}
+
+/// Legal code that looks like a rule break runs to its end, on the GPU
+/// when there is one.
+#[test]
+fn legal_patterns_compile_and_run() {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    let out = rt.alloc::<u32>(3).unwrap();
+    let args = DivergeArgs {
+        case: 0,
+        out: out.slice(),
+    };
+    // SAFETY: out has one element per rank.
+    unsafe { module.run(&LEGAL_PATTERNS, &RunConfig::new(64).ranks(3), &args) }.unwrap();
+    assert_eq!(out.download().unwrap(), [1, 1, 1]);
 }

@@ -54,8 +54,8 @@ impl Rank {
     /// with the context the host built for the run.
     #[doc(hidden)]
     #[inline(always)]
-    pub unsafe fn run(context: *const RankContext, body: impl Fn(&mut Rank)) {
-        arch::block::run_rank(|| {
+    pub unsafe fn run(context: *const RankContext, body: impl FnOnce(&mut Rank) + Clone) {
+        arch::block::run_rank(move || {
             let mut rank = Rank {
                 block: Block::current(),
                 rt: Runtime::new(context),

@@ -14,7 +14,7 @@
 //! 5. Nothing wrong: a time-out with the rank's uniform clock.
 
 use core::sync::atomic::{AtomicU32, Ordering};
-use dcuda_device::{arch, rank, shared_array, DeviceSlice, Rank};
+use dcuda_device::{arch, rank, rank_log, shared_array, DeviceSlice, Rank, Sum};
 
 /// Arguments of [`diverge`].
 #[repr(C)]
@@ -92,4 +92,40 @@ pub fn diverge(rank: &mut Rank, args: &DivergeArgs) {
             });
         }
     }
+}
+
+/// Legal code that looks like a rule break, run to its end: a shadowed
+/// handle name, a local named like an intrinsic given to `rank_log!`, a
+/// macro in the body that calls a collective in uniform code, collectives
+/// in path form, and `single`'s broadcast steering a branch. Each rank
+/// writes 1 to its element of `out`.
+#[rank]
+pub fn legal_patterns(rank: &mut Rank, args: &DivergeArgs) {
+    let world = rank.world();
+    {
+        let rank = world.rank();
+        if rank > 1_000_000 {
+            return;
+        }
+    }
+    let block_dim = rank.threads_per_rank();
+    rank_log!(rank, "{} threads", block_dim);
+    macro_rules! sync_all {
+        () => {
+            rank.sync_threads()
+        };
+    }
+    sync_all!();
+    let leader = rank.single(|t| t.index() + 7);
+    if leader == 7 {
+        Rank::barrier(rank, world);
+    }
+    let total = Rank::reduce(rank, |t| t.index(), Sum);
+    let id = rank.id() as usize;
+    let expected = block_dim * (block_dim - 1) / 2;
+    rank.single(|_| {
+        // SAFETY: one element per rank, written by its thread 0.
+        unsafe { args.out.write(id, (total == expected) as u32) };
+        0u32
+    });
 }
