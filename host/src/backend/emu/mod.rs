@@ -1,6 +1,7 @@
 //! The CPU emulator backend: "device memory" is host memory, and a launch
-//! runs every emulated GPU thread as an OS thread with the kernel compiled
-//! for the host (see `dcuda_device::emu` for the per-thread side).
+//! runs the kernel compiled for the host: a raw kernel's every GPU thread as
+//! an OS thread, a rank kernel's every rank as an OS thread whose GPU
+//! threads are coroutines (see `dcuda_device::arch::emu` and `lanes`).
 //!
 //! Blocks of a normal launch run in waves of as many as fit in the
 //! emulator's thread limit, as a GPU runs blocks that do not fit
@@ -176,7 +177,8 @@ impl LoadedModule for EmuDevice {
     }
 
     /// Raw kernels: one OS thread per GPU thread. Rank kernels: one OS
-    /// thread per rank, all at once.
+    /// thread per rank, all at once, running the rank's threads as
+    /// coroutines.
     unsafe fn launch(
         &self,
         _kernel: &str,
