@@ -39,7 +39,9 @@ pub mod runtime;
 pub mod shared;
 
 pub use arch::{Dim3, Ordering, Scope};
-pub use block::{Max, Min, PerThread, ReduceOp, Reducible, Sum, Thread};
+pub use block::{
+    BitAnd, BitOr, BitXor, Max, Min, PerThread, Prod, ReduceOp, Reducible, Sum, Thread,
+};
 pub use dcuda_macros::{kernel, rank};
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};

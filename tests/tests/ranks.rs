@@ -3,7 +3,7 @@
 
 use dcuda::{Backend, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{
-    value, CollectiveArgs, MisuseArgs, HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS,
+    value, CollectiveArgs, MisuseArgs, HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS, RESULTS,
 };
 
 fn setup() -> (Runtime, dcuda::Module) {
@@ -17,7 +17,7 @@ fn reductions_scans_and_broadcast_for_every_warp_count() {
     let (rt, module) = setup();
     for threads in [32u32, 64, 96, 256, 1024] {
         let ranks = 3u32;
-        let results = rt.alloc::<u32>((ranks * 4) as usize).unwrap();
+        let results = rt.alloc::<u32>(ranks as usize * RESULTS).unwrap();
         let scans = rt.alloc::<u32>((ranks * threads) as usize).unwrap();
         let args = CollectiveArgs {
             results: results.slice(),
@@ -36,16 +36,20 @@ fn reductions_scans_and_broadcast_for_every_warp_count() {
         let scans = scans.download().unwrap();
         for r in 0..ranks {
             let values: Vec<u32> = (0..threads).map(|t| value(r, t)).collect();
-            let got = &results[(r * 4) as usize..(r * 4 + 4) as usize];
+            let got = &results[r as usize * RESULTS..(r as usize + 1) * RESULTS];
             let want = [
                 values.iter().sum(),
                 *values.iter().min().unwrap(),
                 *values.iter().max().unwrap(),
                 1000 * r,
+                values.iter().fold(1u32, |a, v| a.wrapping_mul(*v)),
+                values.iter().fold(!0, |a, v| a & (v | 0x100)),
+                values.iter().fold(0, |a, v| a | v),
+                values.iter().fold(0, |a, v| a ^ v),
             ];
             assert_eq!(
                 got, want,
-                "rank {r}, {threads} threads: sum, min, max, broadcast"
+                "rank {r}, {threads} threads: sum, min, max, broadcast, product, and, or, xor"
             );
             let prefix: Vec<u32> = values
                 .iter()

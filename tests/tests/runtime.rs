@@ -3,6 +3,7 @@
 //! on the GPU under `scripts/gpu-run.sh`.
 
 use dcuda::{Error, Module, RunConfig, Runtime};
+use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 use std::time::Duration;
 

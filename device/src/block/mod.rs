@@ -7,7 +7,7 @@ mod collective;
 mod ops;
 
 pub use crate::arch::block::{PerThread, Thread, WARP};
-pub use ops::{Max, Min, ReduceOp, Reducible, Sum};
+pub use ops::{BitAnd, BitOr, BitXor, Max, Min, Prod, ReduceOp, Reducible, Sum};
 
 use crate::arch::{self, block as prim};
 

@@ -41,6 +41,18 @@ pub struct Min;
 /// Maximum.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Max;
+/// Product (wrapping for integers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prod;
+/// Bitwise and (integers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitAnd;
+/// Bitwise or (integers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitOr;
+/// Bitwise exclusive or (integers).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitXor;
 
 macro_rules! int_ops {
     ($($t:ty),*) => {$(
@@ -55,6 +67,22 @@ macro_rules! int_ops {
         impl ReduceOp<$t> for Max {
             fn identity() -> $t { <$t>::MIN }
             fn combine(a: $t, b: $t) -> $t { if b > a { b } else { a } }
+        }
+        impl ReduceOp<$t> for Prod {
+            fn identity() -> $t { 1 }
+            fn combine(a: $t, b: $t) -> $t { a.wrapping_mul(b) }
+        }
+        impl ReduceOp<$t> for BitAnd {
+            fn identity() -> $t { !0 }
+            fn combine(a: $t, b: $t) -> $t { a & b }
+        }
+        impl ReduceOp<$t> for BitOr {
+            fn identity() -> $t { 0 }
+            fn combine(a: $t, b: $t) -> $t { a | b }
+        }
+        impl ReduceOp<$t> for BitXor {
+            fn identity() -> $t { 0 }
+            fn combine(a: $t, b: $t) -> $t { a ^ b }
         }
     )*};
 }
@@ -73,6 +101,10 @@ macro_rules! float_ops {
         impl ReduceOp<$t> for Max {
             fn identity() -> $t { <$t>::NEG_INFINITY }
             fn combine(a: $t, b: $t) -> $t { a.max(b) }
+        }
+        impl ReduceOp<$t> for Prod {
+            fn identity() -> $t { 1.0 }
+            fn combine(a: $t, b: $t) -> $t { a * b }
         }
     )*};
 }

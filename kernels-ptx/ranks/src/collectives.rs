@@ -3,17 +3,21 @@
 //! macro cannot see (a helper function outside it), which the emulator
 //! reports at run time.
 
-use dcuda_device::{arch, rank, DeviceSlice, Max, Min, Rank, Sum};
+use dcuda_device::{arch, rank, BitAnd, BitOr, BitXor, DeviceSlice, Max, Min, Prod, Rank, Sum};
 
 /// Arguments of [`int_collectives`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveArgs {
-    /// Per rank: sum, min, max, broadcast value.
+    /// Per rank: sum, min, max, broadcast value, product, and, or, xor
+    /// ([`RESULTS`] values).
     pub results: DeviceSlice<u32>,
     /// Per element: inclusive prefix sum within the rank.
     pub scans: DeviceSlice<u32>,
 }
+
+/// Results per rank in [`CollectiveArgs::results`].
+pub const RESULTS: usize = 8;
 
 /// The value thread `t` of rank `r` contributes.
 pub const fn value(rank: u32, thread: u32) -> u32 {
@@ -29,14 +33,19 @@ pub fn int_collectives(rank: &mut Rank, args: &CollectiveArgs) {
     let max = rank.reduce(|t| value(id, t.index()), Max);
     let scan = rank.scan(|t| value(id, t.index()), Sum);
     let broadcast = rank.single(|t| t.index() + 1000 * id);
+    let prod = rank.reduce(|t| value(id, t.index()), Prod);
+    let and = rank.reduce(|t| value(id, t.index()) | 0x100, BitAnd);
+    let or = rank.reduce(|t| value(id, t.index()), BitOr);
+    let xor = rank.reduce(|t| value(id, t.index()), BitXor);
     rank.threads(|t| unsafe { args.scans.write((id * n + t.index()) as usize, scan.get(t)) });
-    let base = (id * 4) as usize;
-    unsafe {
-        args.results.write(base, sum);
-        args.results.write(base + 1, min);
-        args.results.write(base + 2, max);
-        args.results.write(base + 3, broadcast);
-    }
+    let base = id as usize * RESULTS;
+    let all = [sum, min, max, broadcast, prod, and, or, xor];
+    rank.threads(|t| {
+        if let Some(v) = all.get(t.index() as usize) {
+            // SAFETY: each thread writes its own element of this rank's results.
+            unsafe { args.results.write(base + t.index() as usize, *v) };
+        }
+    });
 }
 
 /// Reads the thread index in uniform code, hidden in a helper the macro

@@ -5,6 +5,7 @@
 
 pub mod collectives;
 pub mod divergence;
+pub mod misuse;
 pub mod probe;
 pub mod runtime_checks;
 pub mod stats;

@@ -1,7 +1,7 @@
 //! Kernels that exercise the runtime; the host checks them in
 //! `examples/tests/runtime.rs` on the emulator and on the GPU.
 
-use dcuda_device::{rank, rank_log, shared_array, DeviceSlice, Match, Rank, Source};
+use dcuda_device::{rank, rank_log, DeviceSlice, Match, Rank, Source};
 
 /// Arguments shared by the checks below.
 #[repr(C)]
@@ -22,10 +22,10 @@ pub struct CheckArgs {
 // Memory is per process: a rank's slot is at its device rank, so that the
 // same kernels run unchanged in a job of several processes.
 impl CheckArgs {
-    fn data(&self, rank: u32) -> DeviceSlice<u32> {
+    pub(crate) fn data(&self, rank: u32) -> DeviceSlice<u32> {
         self.data.chunk(rank as usize, self.words as usize)
     }
-    fn out(&self, rank: u32) -> DeviceSlice<u32> {
+    pub(crate) fn out(&self, rank: u32) -> DeviceSlice<u32> {
         self.out.chunk(rank as usize, self.words as usize)
     }
 }
@@ -217,58 +217,6 @@ pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
 
 // ANCHOR_END: deadlock
 
-shared_array!(static STAGE: [u32; 4]);
-
-/// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
-/// the others wait in a barrier, which the abort must release. Cases 7
-/// and 8 fail only when the world spans processes (7: only through the
-/// host, which cannot read shared memory). Case 9 notifies with a tag of
-/// the library's reserved range, case 10 makes a window of shared memory,
-/// case 11 puts at an offset so large that adding the count wraps.
-#[rank]
-pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
-    let world = rank.world();
-    let me = world.rank();
-    let words = args.words as usize;
-    let data = args.data(rank.device().rank());
-    let win = rank.win_create(world, data);
-    let freed = rank.win_create(rank.device(), data);
-    rank.win_free(freed);
-    if me == 1 {
-        let src = args.out(rank.device().rank());
-        match args.case {
-            0 => rank.put(win, world.size() + 3, 0, src.slice(0..1)),
-            1 => rank.put_notify(win, 0, words - 1, src.slice(0..2), 0),
-            2 => rank.notify(world, 0, 600),
-            3 => rank.get(freed, 0, 0, src.slice(0..1)),
-            4 => rank.wait_notifications(1, u32::MAX),
-            5 => rank.flush(freed),
-            6 => {
-                // One byte past an aligned address: misaligned for u32.
-                // SAFETY: two words inside this rank's data (never accessed).
-                let odd = unsafe {
-                    DeviceSlice::from_raw_parts(
-                        (data.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut u32,
-                        2,
-                    )
-                };
-                let _ = rank.win_create(world, odd);
-            }
-            7 => rank.put(win, world.size() - 1, 0, STAGE.as_slice()),
-            8 => {
-                let _ = rank.win_create_matched(world, data);
-            }
-            9 => rank.notify(world, 0, 300),
-            11 => rank.put(win, 0, usize::MAX, src.slice(0..1)),
-            _ => {
-                let _ = rank.win_create(world, STAGE.as_slice());
-            }
-        }
-    }
-    rank.barrier(world);
-    rank.win_free(win);
-}
-
 /// Byte puts at every alignment: for each `k < rounds`, rank 0 puts
 /// `words * 4 - k` bytes from byte `k` of its data into byte `k` (same
 /// skew) and into byte `k + 1` (different skew) of rank 1's window, which
@@ -315,78 +263,6 @@ pub fn skewed_puts(rank: &mut Rank, args: &CheckArgs) {
         rank.barrier(world);
     }
     rank.win_free(win);
-}
-
-/// Window misuse that used to corrupt memory silently, chosen by
-/// `args.case`; rank 1 makes the bad access. 0: rank 0 makes its window
-/// of bytes while the others make theirs of `u32`, and rank 1 puts `u32`s
-/// to rank 0. 1: a window is freed and a new one takes its id; rank 1 puts
-/// through the old handle. 2: rank 0 makes its window over the device
-/// communicator, the others over the world. 3: rank 0 frees the window
-/// while the others keep it.
-#[rank]
-pub fn window_misuse(rank: &mut Rank, args: &CheckArgs) {
-    let world = rank.world();
-    let me = world.rank();
-    let data = args.data(rank.device().rank());
-    match args.case {
-        0 => {
-            if me == 0 {
-                // SAFETY: the same memory as `data`, viewed as bytes.
-                let bytes = unsafe {
-                    DeviceSlice::from_raw_parts(data.as_mut_ptr() as *mut u8, data.len() * 4)
-                };
-                let win = rank.win_create(world, bytes);
-                rank.barrier(world);
-                rank.win_free(win);
-            } else {
-                let win = rank.win_create(world, data);
-                if me == 1 {
-                    rank.put(win, 0, 0, data.slice(0..2));
-                }
-                rank.barrier(world);
-                rank.win_free(win);
-            }
-        }
-        1 => {
-            let old = rank.win_create(world, data);
-            rank.win_free(old);
-            let new = rank.win_create(world, data);
-            if me == 1 {
-                rank.put(old, 0, 0, data.slice(0..1));
-            }
-            rank.barrier(world);
-            rank.win_free(new);
-        }
-        2 => {
-            // One process: both communicators synchronise through the
-            // device barrier, so creation completes and the put finds it.
-            let comm = if me == 0 { rank.device() } else { world };
-            let win = rank.win_create(comm, data);
-            if me == 1 {
-                rank.put(win, 0, 0, data.slice(0..1));
-            }
-            rank.barrier(world);
-            rank.win_free(win);
-        }
-        _ => {
-            let win = rank.win_create(world, data);
-            if me == 0 {
-                rank.win_free(win);
-            } else {
-                // As many barriers as the free (one before, one to publish).
-                rank.barrier(world);
-                rank.barrier(world);
-            }
-            if me == 1 {
-                rank.put(win, 0, 0, data.slice(0..1));
-            }
-            rank.barrier(world);
-            if me != 0 {
-                rank.win_free(win);
-            }
-        }
-    }
 }
 
 /// World rank 1 (on process 0) notifies a rank that does not exist; the

@@ -13,6 +13,7 @@
 
 use dcuda::{DeviceBuffer, Error, Module, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{MisuseArgs, RANK_PANICS};
+use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 
 type Check = Result<(), String>;
