@@ -3,7 +3,8 @@
 
 use dcuda::{Backend, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{
-    value, CollectiveArgs, MisuseArgs, HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS, RESULTS,
+    rank_value, value, CollectiveArgs, MisuseArgs, RankCollectiveArgs, ALLREDUCE_BCAST,
+    HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS, RESULTS, ROUND_RESULTS,
 };
 
 fn setup() -> (Runtime, dcuda::Module) {
@@ -139,6 +140,50 @@ fn ranks_of_1024_threads_run_or_the_error_says_why() {
             assert!(
                 rt.backend() == Backend::Gpu && msg.contains("registers per thread"),
                 "{msg}"
+            );
+        }
+    }
+}
+
+#[test]
+fn allreduce_and_bcast_between_the_ranks_of_a_device() {
+    let (rt, module) = setup();
+    let (ranks, rounds) = (5u32, 4u32);
+    for device in [0, 1] {
+        let out = rt
+            .alloc::<u64>((ranks * rounds) as usize * ROUND_RESULTS)
+            .unwrap();
+        let args = RankCollectiveArgs {
+            rounds,
+            device,
+            out: out.slice(),
+        };
+        // SAFETY: out holds ROUND_RESULTS words per rank and round.
+        unsafe { module.run(&ALLREDUCE_BCAST, &RunConfig::new(64).ranks(ranks), &args) }.unwrap();
+        let out = out.download().unwrap();
+        for round in 0..rounds {
+            let values: Vec<u32> = (0..ranks).map(|r| rank_value(r, round)).collect();
+            let root = round % ranks;
+            let first = (round as usize) * ROUND_RESULTS;
+            for r in 0..ranks {
+                let at = ((r * rounds + round) as usize) * ROUND_RESULTS;
+                let got = &out[at..at + ROUND_RESULTS];
+                let want = [
+                    values.iter().sum::<u32>() as u64,
+                    *values.iter().min().unwrap() as u64,
+                    *values.iter().max().unwrap() as u64,
+                    values.iter().fold(0, |a, v| a ^ v) as u64,
+                    // The f64 sum: the same bits on every rank, as rank 0's.
+                    out[first + 4],
+                    (root * 1000 + round) as u64,
+                ];
+                assert_eq!(got, want, "rank {r}, round {round}, device comm {device}");
+            }
+            let real = f64::from_bits(out[first + 4]);
+            let exact: f64 = values.iter().map(|&v| v as f64 * 0.1).sum();
+            assert!(
+                (real - exact).abs() < 1e-9,
+                "round {round}: {real} vs {exact}"
             );
         }
     }

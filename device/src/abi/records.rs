@@ -103,6 +103,8 @@ codes! {
         TestMatch = 11 => "test_match",
         Barrier = 12 => "barrier",
         HostCall = 13 => "host call",
+        Allreduce = 14 => "allreduce",
+        Bcast = 15 => "bcast",
     }
 }
 
@@ -123,5 +125,6 @@ codes! {
         TagReserved = 10 => "tag reserved for the library",
         ElementMismatch = 11 => "window element types differ",
         StaleWindow = 12 => "window handle of a freed window",
+        CollectiveAcrossProcesses = 13 => "collective across processes",
     }
 }

@@ -5,6 +5,7 @@
 use super::Rank;
 use crate::abi::{LogArg, Op};
 use crate::arch;
+use crate::block::{ReduceOp, Reducible};
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::{Comm, Match, Window};
 
@@ -253,6 +254,39 @@ impl Rank {
     pub fn test_match(&mut self, m: Match, count: u32) -> bool {
         arch::block::enter_call("test_match", m.fingerprint(count));
         self.rt.test_match(&mut self.block, m, count)
+    }
+
+    /// Combines one `value` per rank of `comm` with `op` (`Sum`, `Min`,
+    /// `Max`, `Prod`, the bitwise ops, or your own `ReduceOp`); every rank
+    /// gets the result, the same bits on every rank. Collective over
+    /// `comm`: every rank of it calls it, with the same `op`. Ranks of one
+    /// GPU only, for now: a world communicator of several processes fails
+    /// with an error that says so.
+    #[inline(always)]
+    #[track_caller]
+    pub fn allreduce<T: Reducible, O: ReduceOp<T>>(&mut self, comm: Comm, value: T, op: O) -> T {
+        arch::block::enter_call(
+            "allreduce",
+            [("comm", comm.context() as u64), ("value", value.to_word())],
+        );
+        self.rt.allreduce(&mut self.block, comm, value, op)
+    }
+
+    /// Rank `root`'s `value`, on every rank of `comm` (the others' `value`
+    /// is ignored). Collective over `comm`, with the same `root` on every
+    /// rank; ranks of one GPU only, for now, as [`allreduce`](Self::allreduce).
+    #[inline(always)]
+    #[track_caller]
+    pub fn bcast<T: Reducible>(&mut self, comm: Comm, root: u32, value: T) -> T {
+        arch::block::enter_call(
+            "bcast",
+            [
+                ("comm", comm.context() as u64),
+                ("root", root as u64),
+                ("value", value.to_word()),
+            ],
+        );
+        self.rt.bcast(&mut self.block, comm, root, value)
     }
 
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes

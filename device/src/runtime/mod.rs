@@ -1,6 +1,6 @@
 //! The dCUDA device runtime: communicators, windows, notified remote memory
-//! access, notification matching, barriers, host calls (timers, logging)
-//! and error reporting. [`Rank`](crate::Rank) is its public face; here each
+//! access, notification matching, barriers, collectives, host calls
+//! (timers, logging) and error reporting. [`Rank`](crate::Rank) is its public face; here each
 //! subsystem keeps its own state, private to its module, and works on the
 //! block through [`Block`].
 //!
@@ -11,6 +11,7 @@
 //! what needs it (other processes, timers, logging, host round trips),
 //! through one shared ring in pinned host memory.
 
+mod collective;
 mod comm;
 mod fault;
 mod host;
@@ -39,6 +40,7 @@ pub(crate) struct Runtime {
     counters: notify::Counters,
     host: host::HostChannel,
     tests: wait::PollStreak,
+    collectives: collective::Collectives,
 }
 
 impl Runtime {
@@ -53,6 +55,7 @@ impl Runtime {
             counters: notify::Counters::default(),
             host: host::HostChannel::default(),
             tests: wait::PollStreak::default(),
+            collectives: collective::Collectives::default(),
         }
     }
 

@@ -33,12 +33,19 @@ impl Runtime {
     /// Waits until every rank of this device has called it.
     #[inline(always)]
     pub fn device_barrier(&mut self, block: &mut Block) {
+        self.device_barrier_as(block, Call::Barrier)
+    }
+
+    /// [`device_barrier`](Self::device_barrier), reported to the watchdog
+    /// as part of `call`.
+    #[inline(always)]
+    pub fn device_barrier_as(&mut self, block: &mut Block, call: Call) {
         block.sync(); // Every thread's writes precede the leader's arrival.
         let ctx = self.ctx();
         let ranks = ctx.ranks;
         let (count, generation) = ctx.barrier();
         let mut waiting_for: Option<u32> = None;
-        self.wait_until(block, Call::Barrier, [ranks, 0, 0], || {
+        self.wait_until(block, call, [ranks, 0, 0], || {
             // SAFETY: the barrier words live for the whole run.
             unsafe {
                 match waiting_for {

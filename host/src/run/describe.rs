@@ -57,6 +57,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
         Some(Fault::NotGlobal) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("window memory {a:#x} is not in global memory: shared memory belongs to one rank, and no other rank can reach it; make windows of device memory (a DeviceBuffer's slice)"),
         Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
+        Some(Fault::CollectiveAcrossProcesses) => format!("collectives between ranks of different processes are not built yet: this communicator has {a} ranks on {b} processes; use the device communicator (the ranks of this GPU), or notified access between processes"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
         None => format!("fault {} with values {:?}", e.fault, e.values),
     };
@@ -71,6 +72,14 @@ pub(crate) fn describe_wait(rank: u32, s: &WaitStatus) -> String {
             s.a, s.b, s.seen as i32
         ),
         Some(Call::Barrier) => format!("barrier over {} ranks: {} arrived", s.a, s.seen),
+        Some(Call::Allreduce | Call::Bcast) => format!(
+            "{} over {} ranks of this device: {} arrived",
+            Call::from_u32(s.state - 1)
+                .map(Call::name)
+                .unwrap_or("collective"),
+            s.a,
+            s.seen
+        ),
         Some(Call::WaitMatch) => {
             let any = |v: u32| {
                 if v == u32::MAX {

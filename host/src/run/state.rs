@@ -35,6 +35,7 @@ pub(crate) struct RunState {
     replies: MappedBuffer<u8>,
     _match_log: DeviceBuffer<u8>,
     _match_counters: DeviceBuffer<u32>,
+    _collective_slots: DeviceBuffer<u64>,
     pub context: DeviceBuffer<u8>,
     pub args: DeviceBuffer<u8>,
     pub memory_per_rank: (usize, usize),
@@ -127,6 +128,7 @@ impl RunState {
         let replies = rt.alloc_mapped::<u8>(bytes::<Reply>(n))?;
         let match_log = rt.alloc::<u8>(bytes::<MatchRecord>(n * MATCH_LOG))?;
         let match_counters = rt.alloc::<u32>(2 * n)?;
+        let collective_slots = rt.alloc::<u64>(2 * n)?;
         let context = RankContext {
             ranks,
             world_first,
@@ -152,6 +154,7 @@ impl RunState {
             peers: peers.addr(),
             host_done: host_done.device_ptr() as u64,
             remote_active: remote_active.addr(),
+            collective_slots: collective_slots.addr(),
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -160,7 +163,11 @@ impl RunState {
             std::slice::from_raw_parts(args as *const A as *const u8, std::mem::size_of::<A>())
         };
         let args_buffer = upload_bytes(rt, raw_args)?;
-        let device = local.len() * 4 + windows.len() + match_log.len() + match_counters.len() * 4;
+        let device = local.len() * 4
+            + windows.len()
+            + match_log.len()
+            + match_counters.len() * 4
+            + collective_slots.len() * 8;
         let host =
             status.len() + ring.len() + replies.len() + remote.len() * 4 + host_done.len() * 4;
         let state = RunState {
@@ -182,6 +189,7 @@ impl RunState {
             replies,
             _match_log: match_log,
             _match_counters: match_counters,
+            _collective_slots: collective_slots,
             context: context_buffer,
             args: args_buffer,
             memory_per_rank: (device / n, host / n),

@@ -77,3 +77,64 @@ pub fn rank_panics(rank: &mut Rank, args: &MisuseArgs) {
     rank.sync_threads();
     unsafe { args.out.write(rank.id() as usize, 1) };
 }
+
+/// Arguments of [`allreduce_bcast`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RankCollectiveArgs {
+    /// Rounds of collectives.
+    pub rounds: u32,
+    /// 0: on the world communicator; 1: on the device communicator.
+    pub device: u32,
+    /// Per rank and round, [`ROUND_RESULTS`] words.
+    pub out: DeviceSlice<u64>,
+}
+
+/// Words per rank and round in [`RankCollectiveArgs::out`]: sum, min, max,
+/// xor, the bits of an `f64` sum, and a broadcast value.
+pub const ROUND_RESULTS: usize = 6;
+
+/// What rank `rank` contributes in round `round`.
+pub const fn rank_value(rank: u32, round: u32) -> u32 {
+    (rank * 13 + round * 7) % 97 + 1
+}
+
+// ANCHOR: allreduce
+/// Collectives between ranks, several rounds (the slots' two parities are
+/// reused): allreduce with several ops and types, and a broadcast from a
+/// root that moves each round.
+#[rank]
+pub fn allreduce_bcast(rank: &mut Rank, args: &RankCollectiveArgs) {
+    let comm = if args.device == 1 {
+        rank.device()
+    } else {
+        rank.world()
+    };
+    let me = comm.rank();
+    for round in 0..args.rounds {
+        let v = rank_value(me, round);
+        let sum = rank.allreduce(comm, v, Sum);
+        let min = rank.allreduce(comm, v, Min);
+        let max = rank.allreduce(comm, v, Max);
+        let xor = rank.allreduce(comm, v, BitXor);
+        let real = rank.allreduce(comm, v as f64 * 0.1, Sum);
+        let root = round % comm.size();
+        let from_root = rank.bcast(comm, root, me * 1000 + round);
+        let got = [
+            sum as u64,
+            min as u64,
+            max as u64,
+            xor as u64,
+            real.to_bits(),
+            from_root as u64,
+        ];
+        let base = (rank.id() * args.rounds + round) as usize * ROUND_RESULTS;
+        rank.threads(|t| {
+            if let Some(w) = got.get(t.index() as usize) {
+                // SAFETY: each thread writes its own word of this rank's round.
+                unsafe { args.out.write(base + t.index() as usize, *w) };
+            }
+        });
+    }
+}
+// ANCHOR_END: allreduce

@@ -3,7 +3,7 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, DeviceSlice, Rank};
+use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Sum};
 
 shared_array!(static STAGE: [u32; 4]);
 
@@ -12,7 +12,8 @@ shared_array!(static STAGE: [u32; 4]);
 /// and 8 fail only when the world spans processes (7: only through the
 /// host, which cannot read shared memory). Case 9 notifies with a tag of
 /// the library's reserved range, case 10 makes a window of shared memory,
-/// case 11 puts at an offset so large that adding the count wraps.
+/// case 11 puts at an offset so large that adding the count wraps, case 12
+/// (only across processes) calls a collective on the world.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -48,6 +49,9 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             }
             9 => rank.notify(world, 0, 300),
             11 => rank.put(win, 0, usize::MAX, src.slice(0..1)),
+            12 => {
+                let _ = rank.allreduce(world, 1u32, Sum);
+            }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }

@@ -252,6 +252,7 @@ impl Run<'_> {
     fn aborts(&self, process: u32) -> Check {
         self.abort(process, 0, "put", "out of range")?;
         self.abort(process, 8, "win_create", "matched windows")?;
+        self.abort(process, 12, "allreduce", "not built yet")?;
         // Shared memory as a source: the direct route copies it on the
         // device; only the host route rejects it.
         let direct = self.rt.backend() == dcuda::Backend::Gpu
