@@ -265,6 +265,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: put: elements 18446744073709551615 (that is -1)..0 are outside the target window of rank 0, which has 16 elements",
         // 12: only across processes (world_checks).
         "",
+        "rank 1: bcast: target rank 9 is out of range: the communicator has 4 ranks",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {
