@@ -39,6 +39,17 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench ]; then
   fi
 fi
 
+# Collectives over every rank of the GPU, against cooperative groups'
+# grid.sync() in a raw CUDA kernel built here with nvcc.
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_collectives ]; then
+  if nvcc -O2 -arch=sm_90 baselines/grid_collectives.cu -o /tmp/grid_collectives >>"$log" 2>&1; then
+    run "bench_collectives" bench/bench_collectives --baseline /tmp/grid_collectives --out "${OUT:-/tmp}/bench"
+    sed -n '/^dcuda bench_collectives/,/^wrote/p' "$log"
+  else
+    fail=$((fail + 1)); failed+=("grid_collectives build"); echo "FAIL grid_collectives build" | tee -a "$log"
+  fi
+fi
+
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
 summary

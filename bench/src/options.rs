@@ -1,11 +1,14 @@
 //! The command line shared by the benchmark programs.
 
-/// `[--quick] [--out DIR]`.
+/// `[--quick] [--out DIR] [--baseline PATH]`.
 pub struct Options {
     /// Fewer iterations and sizes.
     pub quick: bool,
     /// Where results go (default `bench-out`).
     pub out_dir: std::path::PathBuf,
+    /// A baseline program built on the GPU machine (`bench_collectives`:
+    /// `bench/baselines/grid_collectives.cu`).
+    pub baseline: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -15,14 +18,18 @@ impl Options {
         let mut o = Options {
             quick: false,
             out_dir: "bench-out".into(),
+            baseline: None,
         };
         while let Some(a) = args.next() {
             match a.as_str() {
                 "--quick" => o.quick = true,
                 "--out" => o.out_dir = args.next().ok_or("--out needs a directory")?.into(),
+                "--baseline" => {
+                    o.baseline = Some(args.next().ok_or("--baseline needs a program")?.into())
+                }
                 other => {
                     return Err(format!(
-                        "unknown argument {other:?}; usage: {program} [--quick] [--out DIR]"
+                        "unknown argument {other:?}; usage: {program} [--quick] [--out DIR] [--baseline PATH]"
                     ))
                 }
             }

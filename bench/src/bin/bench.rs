@@ -285,7 +285,7 @@ impl Bench {
 
 fn main() -> Result<()> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    let options::Options { quick, out_dir } = options::Options::parse("bench")?;
+    let options::Options { quick, out_dir, .. } = options::Options::parse("bench")?;
     let rt = Runtime::new()?;
     let module = rt.load(&ptx())?;
     let threads = 128;

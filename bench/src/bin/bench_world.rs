@@ -140,7 +140,7 @@ fn mpi_pingpong(me: u32, bytes: usize, iters: u32) -> f64 {
 
 fn main() -> Result<()> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    let options::Options { quick, out_dir } = options::Options::parse("bench_world")?;
+    let options::Options { quick, out_dir, .. } = options::Options::parse("bench_world")?;
     let rt = Runtime::new()?;
     let job = rt
         .job()

@@ -5,7 +5,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use dcuda_device::arch::{self, block_idx, global_timer, thread_idx, Scope};
-use dcuda_device::{kernel, rank, DeviceSlice, Rank};
+use dcuda_device::{kernel, rank, DeviceSlice, Rank, Sum};
 
 /// Iterations before timing starts.
 pub const WARMUP: u32 = 200;
@@ -260,5 +260,56 @@ pub unsafe fn pingpong_breakdown(counters: *mut u32, iters: u32, steps: u32, out
     }
     if me == 0 && leader {
         *out = global_timer() - t0;
+    }
+}
+
+/// Arguments of [`collective_latency`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CollectiveLatencyArgs {
+    /// 0: `barrier` on the device communicator; 1: `allreduce` of an `f64`.
+    pub mode: u32,
+    /// Timed batches.
+    pub batches: u32,
+    /// Collectives per batch.
+    pub iters: u32,
+    /// Rank 0 writes each batch's nanoseconds here.
+    pub out: DeviceSlice<u64>,
+    /// Rank 0 writes the last allreduce's result here.
+    pub result: DeviceSlice<f64>,
+}
+
+/// Every rank of the device runs `batches` batches of `iters` collectives;
+/// rank 0 times each batch with the device clock.
+#[rank]
+pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
+    let device = rank.device();
+    let value = rank.id() as f64 + 1.0;
+    let mut total = 0.0;
+    for b in 0..args.batches {
+        rank.barrier(device);
+        let t0 = rank.timestamp();
+        for _ in 0..args.iters {
+            if args.mode == 0 {
+                rank.barrier(device);
+            } else {
+                total = rank.allreduce(device, value, Sum);
+            }
+        }
+        let t1 = rank.timestamp();
+        if rank.id() == 0 {
+            rank.single(|_| {
+                // SAFETY: one element per batch, written by rank 0's thread 0.
+                unsafe { args.out.write(b as usize, t1 - t0) };
+                0u32
+            });
+        }
+    }
+    if rank.id() == 0 {
+        rank.single(|_| {
+            // SAFETY: one element, written by rank 0's thread 0.
+            unsafe { args.result.write(0, total) };
+            0u32
+        });
     }
 }

@@ -1,0 +1,202 @@
+//! Latency of collectives over every rank of one GPU: `barrier` and a
+//! one-value `allreduce` on the device communicator, against a raw CUDA
+//! kernel doing the same with cooperative groups' `grid.sync()`
+//! (`bench/baselines/grid_collectives.cu`, built on the GPU machine and
+//! given with `--baseline PATH`), measured in the same run, at the same
+//! rank counts and threads, timed with the device clock inside the
+//! kernels. Each batch gives one time per collective; the table shows the
+//! median and p99 over the batches.
+//!
+//! bench_collectives [--quick] [--out DIR] [--baseline PATH]
+//!
+//! Prints a table and writes `DIR/collectives.csv` and
+//! `DIR/collectives.svg` (default DIR: `bench-out`).
+
+use dcuda::{RunConfig, Runtime};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+use dcuda_bench::{options, plot};
+use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
+use std::path::Path;
+use std::process::Command;
+
+const THREADS: u32 = 128;
+const MODES: [&str; 2] = ["barrier", "allreduce"];
+
+/// Median and p99 of per-collective times, in µs.
+#[derive(Clone, Copy)]
+struct Stats {
+    median: f64,
+    p99: f64,
+}
+
+fn stats(mut ns: Vec<f64>) -> Stats {
+    ns.sort_by(f64::total_cmp);
+    let at = |q: f64| ns[((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1] / 1e3;
+    Stats {
+        median: at(0.5),
+        p99: at(0.99),
+    }
+}
+
+/// dcuda's collectives: per-collective nanoseconds of each batch.
+fn dcuda_run(
+    rt: &Runtime,
+    module: &dcuda::Module,
+    mode: u32,
+    ranks: u32,
+    batches: u32,
+    iters: u32,
+) -> Result<Vec<f64>> {
+    let out = rt.alloc::<u64>(batches as usize)?;
+    let result = rt.alloc::<f64>(1)?;
+    let args = CollectiveLatencyArgs {
+        mode,
+        batches,
+        iters,
+        out: out.slice(),
+        result: result.slice(),
+    };
+    // SAFETY: one output per batch and one result.
+    unsafe {
+        module.run(
+            &COLLECTIVE_LATENCY,
+            &RunConfig::new(THREADS).ranks(ranks),
+            &args,
+        )?
+    };
+    let want = ranks as f64 * (ranks as f64 + 1.0) / 2.0;
+    let got = result.download()?[0];
+    if mode == 1 && got != want {
+        return Err(format!("allreduce over {ranks} ranks gave {got}, want {want}").into());
+    }
+    Ok(out
+        .download()?
+        .into_iter()
+        .map(|t| t as f64 / iters as f64)
+        .collect())
+}
+
+/// The raw CUDA baseline: per-collective nanoseconds of each batch.
+fn baseline_run(
+    program: &Path,
+    mode: u32,
+    ranks: u32,
+    batches: u32,
+    iters: u32,
+) -> std::result::Result<Vec<f64>, String> {
+    let out = Command::new(program)
+        .args([mode, ranks, THREADS, batches, iters].map(|v| v.to_string()))
+        .output()
+        .map_err(|e| format!("{}: {e}", program.display()))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("baseline printed {l:?}"))
+        })
+        .collect()
+}
+
+fn main() -> Result<()> {
+    dcuda::log::init();
+    let options::Options {
+        quick,
+        out_dir,
+        baseline,
+    } = options::Options::parse("bench_collectives")?;
+    let rt = Runtime::new()?;
+    let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
+    let max = module.max_ranks(&COLLECTIVE_LATENCY, THREADS)?;
+    let (batches, iters) = if quick { (20, 20) } else { (100, 200) };
+    let mut counts: Vec<u32> = [2, 8, 32, 128, 512]
+        .into_iter()
+        .filter(|&n| n < max)
+        .collect();
+    counts.push(max);
+    println!(
+        "dcuda bench_collectives on {} ({:?}), {THREADS} threads per rank, up to {max} ranks; {batches} batches of {iters}",
+        rt.device_info().name,
+        rt.backend()
+    );
+    println!(
+        "{:<10} {:>6} {:>12} {:>12} {:>14} {:>14} {:>7}",
+        "collective", "ranks", "median us", "p99 us", "baseline med", "baseline p99", "ratio"
+    );
+    let mut csv = String::from(
+        "collective,ranks,median_us,p99_us,baseline_median_us,baseline_p99_us,ratio\n",
+    );
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (mode, name) in MODES.iter().enumerate() {
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for &ranks in &counts {
+            let d = stats(dcuda_run(&rt, &module, mode as u32, ranks, batches, iters)?);
+            let b = match &baseline {
+                Some(p) => match baseline_run(p, mode as u32, ranks, batches, iters) {
+                    Ok(ns) => Some(stats(ns)),
+                    Err(e) => {
+                        eprintln!("bench_collectives: baseline {name} at {ranks} ranks: {e}");
+                        None
+                    }
+                },
+                None => None,
+            };
+            let ratio = b.map(|b| d.median / b.median);
+            let show = |v: Option<f64>, w: usize| {
+                v.map(|v| format!("{v:>w$.3}"))
+                    .unwrap_or_else(|| format!("{:>w$}", "-"))
+            };
+            println!(
+                "{name:<10} {ranks:>6} {:>12.3} {:>12.3} {} {} {}",
+                d.median,
+                d.p99,
+                show(b.map(|b| b.median), 14),
+                show(b.map(|b| b.p99), 14),
+                show(ratio, 7)
+            );
+            let cell = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
+            csv += &format!(
+                "{name},{ranks},{:.4},{:.4},{},{},{}\n",
+                d.median,
+                d.p99,
+                cell(b.map(|b| b.median)),
+                cell(b.map(|b| b.p99)),
+                cell(ratio)
+            );
+            ours.push((ranks as f64, d.median));
+            if let Some(b) = b {
+                theirs.push((ranks as f64, b.median));
+            }
+        }
+        curves.push((format!("dcuda {name}"), ours));
+        if !theirs.is_empty() {
+            curves.push((format!("grid.sync {name}"), theirs));
+        }
+    }
+    std::fs::create_dir_all(&out_dir)?;
+    std::fs::write(out_dir.join("collectives.csv"), csv)?;
+    let series: Vec<(&str, Vec<(f64, f64)>)> = curves
+        .iter()
+        .map(|(n, s)| (n.as_str(), s.clone()))
+        .collect();
+    std::fs::write(
+        out_dir.join("collectives.svg"),
+        plot::lines(
+            "Collectives over the ranks of one GPU (median)",
+            "ranks",
+            "us per collective",
+            true,
+            &series,
+        ),
+    )?;
+    println!(
+        "wrote {}/collectives.csv, collectives.svg",
+        out_dir.display()
+    );
+    Ok(())
+}
