@@ -6,6 +6,10 @@ use crate::abi::{Call, Op};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
+/// The barrier word's phase bit, and its arrival count.
+const FLIP: u32 = 1 << 31;
+const COUNT: u32 = FLIP - 1;
+
 impl Runtime {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
@@ -43,28 +47,34 @@ impl Runtime {
         block.sync(); // Every thread's writes precede the leader's arrival.
         let ctx = self.ctx();
         let ranks = ctx.ranks;
-        let (count, generation) = ctx.barrier();
-        let mut waiting_for: Option<u32> = None;
+        // One word: the low 31 bits count arrivals, the top bit flips when
+        // all have arrived (as cooperative groups' grid barrier does). The
+        // arrival's atomic returns the phase to wait out, so no separate
+        // load of a generation precedes it.
+        let (word, _) = ctx.barrier();
+        let mut phase: Option<u32> = None;
         self.wait_until(block, call, [ranks, 0, 0], || {
-            // SAFETY: the barrier words live for the whole run.
+            // SAFETY: the barrier word lives for the whole run.
             unsafe {
-                match waiting_for {
+                match phase {
                     None => {
-                        let g = arch::load_acquire(generation, Scope::Gpu);
-                        let arrived = arch::fetch_add(count, 1, Ordering::AcqRel, Scope::Gpu) + 1;
+                        let old = arch::fetch_add(word, 1, Ordering::AcqRel, Scope::Gpu);
+                        let arrived = (old & COUNT) + 1;
                         if arrived == ranks {
-                            arch::store_relaxed(count, 0, Scope::Gpu);
-                            arch::store_release(generation, g.wrapping_add(1), Scope::Gpu);
+                            // Reset the count and flip the phase in one add.
+                            let flip = FLIP.wrapping_sub(ranks);
+                            arch::add(word, flip, Ordering::Release, Scope::Gpu);
                             return Ok(0);
                         }
-                        waiting_for = Some(g);
+                        phase = Some(old & FLIP);
                         Err(arrived)
                     }
-                    Some(g) => {
-                        if arch::load_acquire(generation, Scope::Gpu) != g {
+                    Some(p) => {
+                        let now = arch::load_acquire(word, Scope::Gpu);
+                        if now & FLIP != p {
                             Ok(0)
                         } else {
-                            Err(arch::load_relaxed(count, Scope::Gpu))
+                            Err(now & COUNT)
                         }
                     }
                 }
