@@ -3,8 +3,9 @@
 
 use dcuda::{Backend, RunConfig, Runtime};
 use dcuda_rank_kernels::collectives::{
-    rank_value, value, CollectiveArgs, MisuseArgs, RankCollectiveArgs, ALLREDUCE_BCAST,
-    HIDDEN_MISUSE, INT_COLLECTIVES, RANK_PANICS, RESULTS, ROUND_RESULTS,
+    rank_value, slice_value, value, CollectiveArgs, MisuseArgs, RankCollectiveArgs,
+    SliceReduceArgs, ALLREDUCE_BCAST, ALLREDUCE_SLICES, HIDDEN_MISUSE, INT_COLLECTIVES,
+    RANK_PANICS, RESULTS, ROUND_RESULTS,
 };
 
 fn setup() -> (Runtime, dcuda::Module) {
@@ -185,6 +186,54 @@ fn allreduce_and_bcast_between_the_ranks_of_a_device() {
                 (real - exact).abs() < 1e-9,
                 "round {round}: {real} vs {exact}"
             );
+        }
+    }
+}
+
+#[test]
+fn allreduce_into_reduces_slices_and_refuses_unequal_lengths() {
+    let (rt, module) = setup();
+    let (ranks, len) = (5u32, 1003u32);
+    for case in [0, 1] {
+        let n = (ranks * len) as usize;
+        let (input, sums, reals) = (
+            rt.alloc::<u32>(n).unwrap(),
+            rt.alloc::<u32>(n).unwrap(),
+            rt.alloc::<f64>(n).unwrap(),
+        );
+        let args = SliceReduceArgs {
+            len,
+            case,
+            input: input.slice(),
+            sums: sums.slice(),
+            reals: reals.slice(),
+        };
+        // SAFETY: every buffer holds `len` elements per rank.
+        let result =
+            unsafe { module.run(&ALLREDUCE_SLICES, &RunConfig::new(64).ranks(ranks), &args) };
+        if case == 1 {
+            // Whichever rank notices first names the other and both lengths.
+            let msg = result.unwrap_err().to_string();
+            let named = msg.contains("rank 1 passed buffers of 1002 elements, this rank of 1003")
+                || msg.contains("passed buffers of 1003 elements, this rank of 1002");
+            assert!(named && msg.contains("allreduce_into"), "{msg}");
+            continue;
+        }
+        result.unwrap();
+        let (sums, reals) = (sums.download().unwrap(), reals.download().unwrap());
+        for i in 0..len {
+            let want: u32 = (0..ranks).map(|r| slice_value(r, i)).sum();
+            let exact: f64 = (0..ranks).map(|r| slice_value(r, i) as f64 * 0.5).sum();
+            for r in 0..ranks {
+                let at = (r * len + i) as usize;
+                assert_eq!(sums[at], want, "u32 sum, rank {r}, element {i}");
+                assert_eq!(
+                    reals[at].to_bits(),
+                    reals[i as usize].to_bits(),
+                    "f64 bits, rank {r}, element {i}"
+                );
+            }
+            assert!((reals[i as usize] - exact).abs() < 1e-9, "element {i}");
         }
     }
 }

@@ -70,9 +70,9 @@ pub struct RankContext {
     /// process (device memory, written once by the host): until then the
     /// ranks need not read their remote counters over the bus.
     pub remote_active: u64,
-    /// `[2][ranks]` words where the ranks of this device meet in a
-    /// collective (two parities, so that a fast rank's next call never
-    /// overwrites a word a slow rank has still to read).
+    /// `[2][ranks][SLOT_WORDS]` words where the ranks of this device meet
+    /// in a collective (two parities, so that a fast rank's next call never
+    /// overwrites a record a slow rank has still to read).
     pub collective_slots: u64,
 }
 

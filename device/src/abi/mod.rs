@@ -26,6 +26,8 @@ pub const USER_TAGS: u32 = 256;
 pub const TAGS: u32 = 512;
 /// Windows live at once per rank.
 pub const MAX_WINDOWS: usize = 32;
+/// Words of a rank's record in a collective's slots (`RankContext::collective_slots`).
+pub const SLOT_WORDS: usize = 4;
 /// Records in each rank's matching log (notifications on matched windows).
 pub const MATCH_LOG: usize = 128;
 /// [`Transfer::window`] of a notification without a window.

@@ -105,6 +105,7 @@ codes! {
         HostCall = 13 => "host call",
         Allreduce = 14 => "allreduce",
         Bcast = 15 => "bcast",
+        AllreduceInto = 16 => "allreduce_into",
     }
 }
 
@@ -126,5 +127,6 @@ codes! {
         ElementMismatch = 11 => "window element types differ",
         StaleWindow = 12 => "window handle of a freed window",
         CollectiveAcrossProcesses = 13 => "collective across processes",
+        LengthMismatch = 14 => "collective buffers of different lengths",
     }
 }

@@ -272,6 +272,35 @@ impl Rank {
         self.rt.allreduce(&mut self.block, comm, value, op)
     }
 
+    /// Element by element, every rank's `src` combined with `op` in rank
+    /// order, written to `dst` on every rank of `comm`: the same bits on
+    /// every rank. Collective over `comm`, with the same `op` and the same
+    /// length on every rank; `src` and `dst` are global memory and may be
+    /// the same slice, but the destinations of different ranks must not
+    /// overlap. Each rank reads and writes about one buffer's length,
+    /// however many ranks there are. Ranks of one GPU only, for now.
+    #[inline(always)]
+    #[track_caller]
+    pub fn allreduce_into<T: Reducible + DeviceCopy, O: ReduceOp<T>>(
+        &mut self,
+        comm: Comm,
+        src: DeviceSlice<T>,
+        dst: DeviceSlice<T>,
+        op: O,
+    ) {
+        arch::block::enter_call(
+            "allreduce_into",
+            [
+                ("comm", comm.context() as u64),
+                ("source", src.as_mut_ptr() as u64),
+                ("destination", dst.as_mut_ptr() as u64),
+                ("count", src.len() as u64),
+            ],
+        );
+        self.rt
+            .allreduce_into(&mut self.block, comm, (src, dst), op)
+    }
+
     /// Rank `root`'s `value`, on every rank of `comm` (the others' `value`
     /// is ignored). Collective over `comm`, with the same `root` on every
     /// rank; ranks of one GPU only, for now, as [`allreduce`](Self::allreduce).

@@ -57,6 +57,8 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::WindowMisaligned) => format!("window base {a:#x} ({b} bytes) is not aligned to its element type's {c} bytes"),
         Some(Fault::NotGlobal) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("window memory {a:#x} is not in global memory: shared memory belongs to one rank, and no other rank can reach it; make windows of device memory (a DeviceBuffer's slice)"),
         Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
+        Some(Fault::LengthMismatch) if c == u64::MAX => format!("the source has {a} elements and the destination {b}: they must be equally long"),
+        Some(Fault::LengthMismatch) => format!("rank {c} passed buffers of {b} elements, this rank of {a}: every rank must pass the same length"),
         Some(Fault::CollectiveAcrossProcesses) => format!("collectives between ranks of different processes are not built yet: this communicator has {a} ranks on {b} processes; use the device communicator (the ranks of this GPU), or notified access between processes"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
         None => format!("fault {} with values {:?}", e.fault, e.values),

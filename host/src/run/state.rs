@@ -9,7 +9,7 @@ use crate::runtime::Runtime;
 use crate::world::{RunMemory, World};
 use dcuda_device::abi::{
     Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
-    MATCH_LOG, MAX_WINDOWS, TAGS,
+    MATCH_LOG, MAX_WINDOWS, SLOT_WORDS, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -128,7 +128,7 @@ impl RunState {
         let replies = rt.alloc_mapped::<u8>(bytes::<Reply>(n))?;
         let match_log = rt.alloc::<u8>(bytes::<MatchRecord>(n * MATCH_LOG))?;
         let match_counters = rt.alloc::<u32>(2 * n)?;
-        let collective_slots = rt.alloc::<u64>(2 * n)?;
+        let collective_slots = rt.alloc::<u64>(2 * n * SLOT_WORDS)?;
         let context = RankContext {
             ranks,
             world_first,

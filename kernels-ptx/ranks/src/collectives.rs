@@ -138,3 +138,55 @@ pub fn allreduce_bcast(rank: &mut Rank, args: &RankCollectiveArgs) {
     }
 }
 // ANCHOR_END: allreduce
+
+/// Arguments of [`allreduce_slices`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SliceReduceArgs {
+    /// Elements per rank.
+    pub len: u32,
+    /// 0: every rank passes `len`; 1: rank 1 passes one element less.
+    pub case: u32,
+    /// `len` per rank: each rank's input (filled by the kernel).
+    pub input: DeviceSlice<u32>,
+    /// `len` per rank: each rank's result of the u32 sum.
+    pub sums: DeviceSlice<u32>,
+    /// `len` per rank: each rank's inputs as f64, reduced in place.
+    pub reals: DeviceSlice<f64>,
+}
+
+/// Element `i` of rank `r`'s input.
+pub const fn slice_value(rank: u32, i: u32) -> u32 {
+    (rank * 31 + i * 17) % 1009
+}
+
+/// `allreduce_into` over every rank of the device: a `u32` sum into a
+/// separate destination, an `f64` sum in place, and a `Max` in place.
+#[rank]
+pub fn allreduce_slices(rank: &mut Rank, args: &SliceReduceArgs) {
+    let comm = rank.device();
+    let (me, len) = (rank.id(), args.len as usize);
+    let input = args.input.chunk(me as usize, len);
+    let sums = args.sums.chunk(me as usize, len);
+    let reals = args.reals.chunk(me as usize, len);
+    let stride = rank.threads_per_rank() as usize;
+    rank.threads(|t| {
+        let mut i = t.index() as usize;
+        while i < len {
+            let v = slice_value(me, i as u32);
+            // SAFETY: each element of this rank's chunks is written by one thread.
+            unsafe {
+                input.write(i, v);
+                reals.write(i, v as f64 * 0.5);
+            }
+            i += stride;
+        }
+    });
+    let short = if args.case == 1 && me == 1 {
+        len - 1
+    } else {
+        len
+    };
+    rank.allreduce_into(comm, input.slice(0..short), sums.slice(0..short), Sum);
+    rank.allreduce_into(comm, reals, reals, Sum);
+}
