@@ -1,4 +1,4 @@
-//! The runtime across processes: `mpirun -np 2` and `-np 4` of the
+//! The runtime across processes: `mpirun -np 1` to `-np 4` of the
 //! `world_checks` program on the emulator (every
 //! route but the direct GPU one, which the GPU run covers). Needs `mpirun`
 //! (OpenMPI) on the PATH; `.ci/run` installs it.
@@ -25,13 +25,25 @@ fn world_checks(procs: u32) {
     }
 }
 
+// Each runs notified access, barriers, host services, and allreduce and
+// broadcast over the world and the device communicators.
 #[test]
-fn two_processes_put_notify_get_and_barrier() {
+fn one_process_put_notify_get_barrier_and_collectives() {
+    world_checks(1);
+}
+
+#[test]
+fn two_processes_put_notify_get_barrier_and_collectives() {
     world_checks(2);
 }
 
 #[test]
-fn four_processes_put_notify_get_and_barrier() {
+fn three_processes_put_notify_get_barrier_and_collectives() {
+    world_checks(3);
+}
+
+#[test]
+fn four_processes_put_notify_get_barrier_and_collectives() {
     world_checks(4);
 }
 

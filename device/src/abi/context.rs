@@ -4,7 +4,7 @@
 use super::codes::codes;
 use super::command::{Command, Reply};
 use super::records::{ErrorRecord, MatchRecord, WaitStatus, WindowEntry};
-use super::{MATCH_LOG, TAGS};
+use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, TAGS};
 use bytemuck::{Pod, Zeroable};
 
 /// Index of device rank `dev`'s counter of `tag` in a `[ranks][TAGS]`
@@ -12,6 +12,22 @@ use bytemuck::{Pod, Zeroable};
 #[inline(always)]
 pub const fn counter_index(dev: u32, tag: u32) -> usize {
     dev as usize * TAGS as usize + tag as usize
+}
+
+/// Byte offset of the mailboxes of a process with `ranks` ranks from its
+/// notification counters: they share one allocation, so a GPU that maps a
+/// peer's counters reaches its mailboxes too.
+#[inline(always)]
+pub const fn mailbox_offset(ranks: u32) -> u64 {
+    counter_index(ranks, 0) as u64 * 4
+}
+
+/// Byte offset of device rank `dev`'s mailbox word of step `step` of
+/// parity `parity`, from the start of the mailboxes.
+#[inline(always)]
+pub const fn mailbox_slot(dev: u32, parity: u32, step: u32) -> u64 {
+    let word = dev as usize * MAILBOX_WORDS + parity as usize * MAILBOX_STEPS + step as usize;
+    word as u64 * 8
 }
 
 /// Everything a rank kernel needs to find the runtime's memory. All
@@ -27,7 +43,9 @@ pub struct RankContext {
     pub world_size: u32,
     /// Initial value of every notification counter (tests start near the wrap).
     pub notification_start: u32,
-    /// `[ranks][TAGS]` counters bumped by ranks of this device and mapped GPUs.
+    /// `[ranks][TAGS]` counters bumped by ranks of this device and mapped
+    /// GPUs, followed by `[ranks][MAILBOX_WORDS]` mailbox words (at
+    /// [`mailbox_offset`]) written by other processes' device leaders.
     pub local_notifications: u64,
     /// `[ranks][TAGS]` counters written by the host for remote senders.
     pub remote_notifications: u64,
@@ -74,6 +92,10 @@ pub struct RankContext {
     /// in a collective (two parities, so that a fast rank's next call never
     /// overwrites a record a slow rank has still to read).
     pub collective_slots: u64,
+    /// Device flag, non-zero while a world barrier may run between the
+    /// device leaders alone: every process maps every other's memory, so
+    /// no host carries data (written by the host, the same on every process).
+    pub leader_barrier: u64,
 }
 
 impl RankContext {
@@ -87,6 +109,13 @@ impl RankContext {
     #[inline(always)]
     pub fn remote_counter(&self, dev: u32, tag: u32) -> *mut u32 {
         (self.remote_notifications as *mut u32).wrapping_add(counter_index(dev, tag))
+    }
+
+    /// This device's rank `dev`'s mailbox word of `step` and `parity`.
+    #[inline(always)]
+    pub fn mailbox(&self, dev: u32, parity: u32, step: u32) -> *mut u64 {
+        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, parity, step);
+        (self.local_notifications + offset) as *mut u64
     }
 
     /// World rank `world`'s entry of window `id`.
@@ -145,6 +174,12 @@ impl RankContext {
         (self.peers as *const Peer).wrapping_add(p as usize)
     }
 
+    /// The flag of [`leader_barrier`](Self::leader_barrier).
+    #[inline(always)]
+    pub fn leader_barrier(&self) -> *const u32 {
+        self.leader_barrier as *const u32
+    }
+
     /// The first error of the run.
     #[inline(always)]
     pub fn error(&self) -> *mut ErrorRecord {
@@ -192,6 +227,14 @@ pub struct Peer {
 }
 
 impl Peer {
+    /// Its device rank `dev`'s mailbox word of `step` and `parity`, mapped
+    /// here (direct route only).
+    #[inline(always)]
+    pub fn mailbox(&self, dev: u32, parity: u32, step: u32) -> *mut u64 {
+        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, parity, step);
+        (self.notifications + offset) as *mut u64
+    }
+
     /// How to reach it (an unknown value goes through the host).
     #[inline(always)]
     pub fn route(&self) -> Route {

@@ -16,15 +16,19 @@
 //! reads and writes about the length of one buffer, whatever the number of
 //! ranks, and every rank gets the same bits.
 //!
-//! Across processes (a world communicator of a job) the next layer, between
-//! the devices, is not built yet: such a call fails with a clear error
-//! (docs/design.md, "Plan for collectives and messages").
+//! Across processes (a world communicator of a job) each device first
+//! combines its own ranks' values as above; the device leaders then combine
+//! the devices' results ([`leaders`](super::leaders)), and the leader hands
+//! the result to its ranks through its record, after one more device
+//! barrier. A broadcast is an or of words that are zero except at the root,
+//! so it takes the same path. Slices across processes are not built yet:
+//! `allreduce_into` fails with a clear error there.
 
 use super::comm::Comm;
 use super::Runtime;
 use crate::abi::{Call, Fault, SLOT_WORDS};
 use crate::arch::{self, Scope};
-use crate::block::{Block, Max, ReduceOp, Reducible};
+use crate::block::{BitOr, Block, Max, ReduceOp, Reducible};
 use crate::memory::{DeviceCopy, DeviceSlice};
 
 /// Which parity of slots the next collective uses.
@@ -44,11 +48,12 @@ impl Runtime {
         value: T,
         _op: O,
     ) -> T {
-        let slots = self.meet(block, Call::Allreduce, comm, [value.to_word(), 0, 0]);
-        let (ranks, threads) = (comm.size() as usize, block.threads() as usize);
+        let call = Call::Allreduce;
+        let slots = self.meet(block, call, [value.to_word(), 0, 0]);
+        let (ranks, threads) = (self.ctx().ranks as usize, block.threads() as usize);
         // Thread t folds ranks t, t + threads, ... in order; the block
         // reduction then combines the threads in its fixed order.
-        block.reduce(
+        let partial = block.reduce(
             |t| {
                 let mut acc = O::identity();
                 let mut r = t.index() as usize;
@@ -61,7 +66,15 @@ impl Runtime {
                 acc
             },
             _op,
-        )
+        );
+        if !self.spans_processes(comm) {
+            return partial;
+        }
+        let x = self.leaders(call);
+        let word = self.from_leader(block, call, slots, |rt, block| {
+            rt.leaders_allreduce::<T, O>(block, x, partial).to_word()
+        });
+        T::from_word(word)
     }
 
     /// Rank `root`'s `value`, on every rank of `comm`.
@@ -71,9 +84,23 @@ impl Runtime {
             let values = [root as u64, comm.size() as u64, 0, 0];
             self.fail(block, Call::Bcast, Fault::RankOutOfRange, values);
         }
-        let slots = self.meet(block, Call::Bcast, comm, [value.to_word(), 0, 0]);
-        // SAFETY: the root's slot of this parity, written before the barrier.
-        let word = unsafe { arch::load_relaxed(record(slots, root as usize), Scope::Gpu) };
+        let slots = self.meet(block, Call::Bcast, [value.to_word(), 0, 0]);
+        let ctx = self.ctx();
+        if !self.spans_processes(comm) {
+            return T::from_word(word(slots, root as usize, 0));
+        }
+        // The root's word where the root is, zero elsewhere: or-ed together
+        // between the leaders, the root's word everywhere.
+        let dev = root.wrapping_sub(ctx.world_first);
+        let mine = if dev < ctx.ranks {
+            word(slots, dev as usize, 0)
+        } else {
+            0
+        };
+        let x = self.leaders(Call::Bcast);
+        let word = self.from_leader(block, Call::Bcast, slots, |rt, block| {
+            rt.leaders_allreduce::<u64, BitOr>(block, x, mine)
+        });
         T::from_word(word)
     }
 
@@ -89,6 +116,10 @@ impl Runtime {
         _op: O,
     ) {
         let call = Call::AllreduceInto;
+        if self.spans_processes(comm) {
+            let values = [comm.size() as u64, self.ctx().processes as u64, 0, 0];
+            self.fail(block, call, Fault::CollectiveAcrossProcesses, values);
+        }
         let n = src.len();
         if dst.len() != n {
             let values = [n as u64, dst.len() as u64, u64::MAX, 0];
@@ -101,7 +132,7 @@ impl Runtime {
             }
         }
         let mine = [src.as_mut_ptr() as u64, dst.as_mut_ptr() as u64, n as u64];
-        let slots = self.meet(block, call, comm, mine);
+        let slots = self.meet(block, call, mine);
         let (ranks, threads) = (comm.size() as usize, block.threads() as usize);
         // The highest rank that disagrees on the length, plus one.
         let odd = block.reduce(
@@ -149,19 +180,16 @@ impl Runtime {
     }
 
     /// Writes `words` to this rank's record of the next parity and waits
-    /// until every rank of `comm` has written its own; returns the records.
+    /// until every rank of this device has written its own; returns the
+    /// records (indexed by device rank).
     #[inline(always)]
-    fn meet(&mut self, block: &mut Block, call: Call, comm: Comm, words: [u64; 3]) -> *mut u64 {
-        if self.spans_processes(comm) {
-            let values = [comm.size() as u64, self.ctx().processes as u64, 0, 0];
-            self.fail(block, call, Fault::CollectiveAcrossProcesses, values);
-        }
+    fn meet(&mut self, block: &mut Block, call: Call, words: [u64; 3]) -> *mut u64 {
         let parity = self.collectives.parity;
         self.collectives.parity ^= 1;
         let ctx = self.ctx();
         let slots = (ctx.collective_slots as *mut u64)
             .wrapping_add(parity as usize * ctx.ranks as usize * SLOT_WORDS);
-        let mine = record(slots, comm.rank() as usize);
+        let mine = record(slots, block.id() as usize);
         block.leader(|_| {
             for (k, w) in words.into_iter().enumerate() {
                 // SAFETY: this rank's own record; the barrier publishes it.
@@ -170,6 +198,31 @@ impl Runtime {
         });
         self.device_barrier_as(block, call);
         slots
+    }
+}
+
+impl Runtime {
+    /// Runs `exchange` on the leader (device rank 0), which leaves its
+    /// result in word 3 of its record, then gives that word to every rank
+    /// of the device after one device barrier. The record's parity is
+    /// written again only two collectives later, after every rank has read
+    /// it (as in `meet`).
+    #[inline(always)]
+    fn from_leader(
+        &mut self,
+        block: &mut Block,
+        call: Call,
+        slots: *mut u64,
+        exchange: impl FnOnce(&mut Runtime, &mut Block) -> u64,
+    ) -> u64 {
+        if block.id() == 0 {
+            let result = exchange(self, block);
+            let at = record(slots, 0).wrapping_add(3);
+            // SAFETY: the leader's own record; the barrier publishes it.
+            block.leader(|_| unsafe { arch::store_relaxed(at, result, Scope::Gpu) });
+        }
+        self.device_barrier_as(block, call);
+        word(slots, 0, 3)
     }
 }
 

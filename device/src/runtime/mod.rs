@@ -15,6 +15,7 @@ mod collective;
 mod comm;
 mod fault;
 mod host;
+mod leaders;
 mod log;
 mod matching;
 mod notify;
@@ -41,6 +42,7 @@ pub(crate) struct Runtime {
     host: host::HostChannel,
     tests: wait::PollStreak,
     collectives: collective::Collectives,
+    leaders: leaders::Leaders,
 }
 
 impl Runtime {
@@ -56,6 +58,7 @@ impl Runtime {
             host: host::HostChannel::default(),
             tests: wait::PollStreak::default(),
             collectives: collective::Collectives::default(),
+            leaders: leaders::Leaders::default(),
         }
     }
 

@@ -35,6 +35,13 @@ impl Place {
 /// by first rank). The caller checked that `world` is in the world.
 #[inline(always)]
 fn process_of(ctx: &RankContext, world: u32) -> Peer {
+    // SAFETY: an index in the peer table.
+    unsafe { *ctx.peer(process_index(ctx, world)) }
+}
+
+/// The index of the process holding world rank `world`.
+#[inline(always)]
+pub(crate) fn process_index(ctx: &RankContext, world: u32) -> u32 {
     let (mut lo, mut hi) = (0u32, ctx.processes);
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
@@ -45,8 +52,7 @@ fn process_of(ctx: &RankContext, world: u32) -> Peer {
             hi = mid;
         }
     }
-    // SAFETY: as above.
-    unsafe { *ctx.peer(lo) }
+    lo
 }
 
 impl Runtime {

@@ -13,13 +13,30 @@ const COUNT: u32 = FLIP - 1;
 impl Runtime {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
     /// before it, by any thread of any rank, are visible after it.
+    ///
+    /// Across processes the ranks of each device meet, then the device
+    /// leaders: among themselves in `ceil(log2(P))` steps when every
+    /// process maps every other's memory (no host carries data, so none
+    /// can be in flight), else through the hosts, which also deliver every
+    /// access they carried before it.
     #[inline(always)]
     pub fn barrier(&mut self, block: &mut Block, comm: Comm) {
-        if self.spans_processes(comm) {
-            self.world_sync(block, Op::Barrier, 0);
-        } else {
-            self.device_barrier(block);
+        if !self.spans_processes(comm) {
+            return self.device_barrier(block);
         }
+        self.device_barrier(block);
+        if block.id() == 0 {
+            // SAFETY: the flag lives for the run; the host clears it (before
+            // the window exchange that makes a route go through it ends).
+            let direct = unsafe { arch::load_relaxed(self.ctx().leader_barrier(), Scope::System) };
+            if direct != 0 {
+                let x = self.leaders(Call::Barrier);
+                self.leaders_barrier(block, x);
+            } else {
+                self.host_call(block, Op::Barrier, 0);
+            }
+        }
+        self.device_barrier(block);
     }
 
     /// A world-wide step done by the hosts: every rank of this device

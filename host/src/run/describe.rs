@@ -59,7 +59,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
         Some(Fault::LengthMismatch) if c == u64::MAX => format!("the source has {a} elements and the destination {b}: they must be equally long"),
         Some(Fault::LengthMismatch) => format!("rank {c} passed buffers of {b} elements, this rank of {a}: every rank must pass the same length"),
-        Some(Fault::CollectiveAcrossProcesses) => format!("collectives between ranks of different processes are not built yet: this communicator has {a} ranks on {b} processes; use the device communicator (the ranks of this GPU), or notified access between processes"),
+        Some(Fault::CollectiveAcrossProcesses) => format!("allreduce_into between ranks of different processes is not built yet: this communicator has {a} ranks on {b} processes; use the device communicator (the ranks of this GPU), allreduce of single values, or notified access between processes"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
         None => format!("fault {} with values {:?}", e.fault, e.values),
     };

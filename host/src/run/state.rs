@@ -9,7 +9,7 @@ use crate::runtime::Runtime;
 use crate::world::{RunMemory, World};
 use dcuda_device::abi::{
     Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
-    MATCH_LOG, MAX_WINDOWS, SLOT_WORDS, TAGS,
+    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, SLOT_WORDS, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,6 +36,7 @@ pub(crate) struct RunState {
     _match_log: DeviceBuffer<u8>,
     _match_counters: DeviceBuffer<u32>,
     _collective_slots: DeviceBuffer<u64>,
+    _leader_barrier: DeviceBuffer<u32>,
     pub context: DeviceBuffer<u8>,
     pub args: DeviceBuffer<u8>,
     pub memory_per_rank: (usize, usize),
@@ -64,7 +65,12 @@ impl RunState {
         let n = ranks as usize;
         let ring_len = (n * 4).max(256).next_power_of_two() as u32;
         let counters = n * TAGS as usize;
-        let local = rt.upload(&vec![config.notification_start; counters])?;
+        // The mailboxes follow the counters in the same allocation (see
+        // `mailbox_offset`): a peer that maps one reaches both.
+        let mailbox_u32s = n * MAILBOX_WORDS * 2;
+        let mut initial = vec![config.notification_start; counters + mailbox_u32s];
+        initial[counters..].fill(0);
+        let local = rt.upload(&initial)?;
         // Written by the host, polled by the ranks: pinned host memory (the
         // fastest placement measured for host-to-device signals).
         let remote = rt.alloc_mapped::<u32>(counters)?;
@@ -115,8 +121,10 @@ impl RunState {
         };
         let peers = upload_bytes(rt, bytemuck::cast_slice(&peer_table))?;
         let windows = rt.alloc::<u8>(bytes::<WindowEntry>(MAX_WINDOWS * world_size as usize))?;
+        let all_direct = world.as_ref().is_some_and(|w| w.all_direct);
+        let leader_barrier = rt.upload(&[all_direct as u32])?;
         if let Some(w) = &mut world {
-            w.attach(windows.addr(), peers.addr());
+            w.attach(windows.addr(), peers.addr(), leader_barrier.addr());
         }
         let barrier = rt.alloc::<u32>(2)?;
         let abort = rt.alloc::<u32>(1)?;
@@ -155,6 +163,7 @@ impl RunState {
             host_done: host_done.device_ptr() as u64,
             remote_active: remote_active.addr(),
             collective_slots: collective_slots.addr(),
+            leader_barrier: leader_barrier.addr(),
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -190,6 +199,7 @@ impl RunState {
             _match_log: match_log,
             _match_counters: match_counters,
             _collective_slots: collective_slots,
+            _leader_barrier: leader_barrier,
             context: context_buffer,
             args: args_buffer,
             memory_per_rank: (device / n, host / n),

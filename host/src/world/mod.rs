@@ -54,6 +54,8 @@ pub(crate) struct World {
     /// host-completed accesses `[ranks]` (host addresses).
     remote_counters: usize,
     host_done: usize,
+    /// Device address of this process's mailboxes `[ranks][MAILBOX_WORDS]`.
+    mailboxes: u64,
     /// Device flag telling the ranks to read their remote counters; set
     /// before the first remote notification.
     remote_active: u64,
@@ -74,6 +76,10 @@ pub(crate) struct World {
     /// Device addresses of the run's window table and peer table.
     table: u64,
     peers: u64,
+    /// Whether every process maps every other's memory (agreed by all at
+    /// setup), and the device flag that tells the leaders so.
+    pub all_direct: bool,
+    leader_barrier: u64,
 }
 
 impl World {
@@ -113,10 +119,12 @@ impl World {
         (0..self.processes()).filter(move |&p| p != me)
     }
 
-    /// Tells the world where the run put its window and peer tables.
-    pub fn attach(&mut self, table: u64, peers: u64) {
+    /// Tells the world where the run put its window and peer tables, and
+    /// the device flag of the leaders' barrier.
+    pub fn attach(&mut self, table: u64, peers: u64, leader_barrier: u64) {
         self.table = table;
         self.peers = peers;
+        self.leader_barrier = leader_barrier;
     }
 
     /// Records the first failure of the run.

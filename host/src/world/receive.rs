@@ -7,7 +7,9 @@ use super::setup::peer_error;
 use super::transfer::pieces;
 use super::World;
 use crate::error::Result;
-use dcuda_device::abi::{counter_index, WindowEntry, MAX_WINDOWS, NO_WINDOW, TAGS};
+use dcuda_device::abi::{
+    counter_index, WindowEntry, MAILBOX_WINDOW, MAILBOX_WORDS, MAX_WINDOWS, NO_WINDOW, TAGS,
+};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -103,7 +105,16 @@ impl World {
         bytes: u64,
     ) -> Result<WindowEntry> {
         let dev = (target - self.first()) as usize;
-        let entry = if (window as usize) < MAX_WINDOWS {
+        let entry = if window == MAILBOX_WINDOW {
+            // The library's own: every rank's mailbox, for the whole run.
+            let bytes = (MAILBOX_WORDS * 8) as u64;
+            WindowEntry {
+                base: self.mailboxes + dev as u64 * bytes,
+                bytes,
+                live: 1,
+                ..WindowEntry::default()
+            }
+        } else if (window as usize) < MAX_WINDOWS {
             let mirror = self.mirror.lock().unwrap_or_else(|e| e.into_inner());
             mirror[window as usize * self.ranks() as usize + dev]
         } else {

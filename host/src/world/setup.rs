@@ -6,7 +6,7 @@ use super::World;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::transport::{all_gather, Job, RUN_CHANNELS};
-use dcuda_device::abi::{Route, WindowEntry, MAX_WINDOWS};
+use dcuda_device::abi::{mailbox_offset, Route, WindowEntry, MAX_WINDOWS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -26,8 +26,8 @@ pub(super) fn peer_error(call: &'static str, reason: String) -> Error {
 }
 
 /// This process's memory that the world needs to know: device addresses
-/// of the notification counters and the remote-active flag, host addresses
-/// of the host-written counters.
+/// of the notification counters (followed by the mailboxes) and the
+/// remote-active flag, host addresses of the host-written counters.
 pub(crate) struct RunMemory {
     pub counters: u64,
     pub remote_counters: usize,
@@ -83,6 +83,7 @@ impl World {
             remote_counters: memory.remote_counters,
             host_done: memory.host_done,
             remote_active: memory.remote_active,
+            mailboxes: memory.counters + mailbox_offset(ranks),
             remote_seen: AtomicBool::new(false),
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
@@ -93,9 +94,20 @@ impl World {
             mappings: Mutex::new(HashMap::new()),
             table: 0,
             peers: 0,
+            all_direct: false,
+            leader_barrier: 0,
             job,
         };
-        world.choose_routes(&setups)
+        let mut world = world.choose_routes(&setups)?;
+        // The leaders' barrier needs every pair direct, in both directions:
+        // every process says whether it maps all the others.
+        let mine = {
+            let routes = world.routes.lock().unwrap_or_else(|e| e.into_inner());
+            routes.iter().all(|&r| r != Route::Host)
+        };
+        let all = all_gather(&*world.job.transport, setup, vec![mine as u8])?;
+        world.all_direct = all.iter().all(|m| m.as_slice() == [1]);
+        Ok(world)
     }
 
     /// Same device: local; another GPU of this node that this one can map:

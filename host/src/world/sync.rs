@@ -21,7 +21,17 @@ struct Arrived {
 pub(crate) struct Syncs {
     next: u32,
     arrived: HashMap<u32, Vec<Option<Arrived>>>,
-    pending: Option<(u32, Option<u32>)>,
+    /// The sync under way: its number, its window, and whether this
+    /// process's entries of it include memory that cannot be mapped.
+    pending: Option<(u32, Option<u32>, bool)>,
+}
+
+/// Whether a window exchange includes memory no peer can map (so its
+/// traffic goes through the hosts).
+fn unmappable(entries: &[SharedEntry]) -> bool {
+    entries
+        .iter()
+        .any(|e| e.entry.live != 0 && e.entry.bytes > 0 && e.ipc.is_none())
 }
 
 impl World {
@@ -42,7 +52,8 @@ impl World {
             };
             self.job.transport.send(p, self.control, msg.encode())?;
         }
-        syncs.pending = Some((seq, window));
+        let own = shared.as_ref().is_some_and(|(_, e)| unmappable(e));
+        syncs.pending = Some((seq, window, own));
         Ok(())
     }
 
@@ -119,7 +130,7 @@ impl World {
             }
         }
         drop(rx);
-        let Some((seq, window)) = syncs.pending else {
+        let Some((seq, window, own_unmappable)) = syncs.pending else {
             return Ok(false);
         };
         let Some(slots) = syncs.arrived.get(&seq) else {
@@ -134,6 +145,19 @@ impl World {
         let slots = syncs.arrived.remove(&seq).unwrap_or_default();
         syncs.pending = None;
         if let Some(id) = window {
+            // Every process sees every process's entries, so all decide
+            // alike: once any window's traffic goes through the hosts, so
+            // does the world barrier, which then delivers it.
+            let any = own_unmappable
+                || slots.iter().flatten().any(|a| {
+                    a.window
+                        .as_ref()
+                        .is_some_and(|(_, entries)| unmappable(entries))
+                });
+            if any && self.all_direct {
+                self.runtime
+                    .write_device(self.leader_barrier, &0u32.to_le_bytes())?;
+            }
             self.install_window(id, slots)?;
         }
         Ok(true)
@@ -157,11 +181,7 @@ impl World {
                 return Err(peer_error("window exchange", format!("process {p} sent {} entries of window {sent_id} for window {id}; expected {expected}", entries.len())));
             }
             let mut route = self.routes.lock().unwrap_or_else(|e| e.into_inner())[p];
-            if route == Route::Direct
-                && entries
-                    .iter()
-                    .any(|e| e.entry.live != 0 && e.entry.bytes > 0 && e.ipc.is_none())
-            {
+            if route == Route::Direct && unmappable(&entries) {
                 tracing::warn!(target: "dcuda", "process {}: window {id} of process {p} is not in memory that can be mapped (allocate it with Runtime::alloc); its traffic goes through the host from now on", self.me());
                 self.demote(p as u32)?;
                 route = Route::Host;

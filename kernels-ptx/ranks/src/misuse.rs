@@ -13,7 +13,7 @@ shared_array!(static STAGE: [u32; 4]);
 /// host, which cannot read shared memory). Case 9 notifies with a tag of
 /// the library's reserved range, case 10 makes a window of shared memory,
 /// case 11 puts at an offset so large that adding the count wraps, case 12
-/// (only across processes) calls a collective on the world, case 13
+/// (only across processes) reduces slices over the world, case 13
 /// broadcasts from a root that does not exist.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
@@ -50,9 +50,7 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             }
             9 => rank.notify(world, 0, 300),
             11 => rank.put(win, 0, usize::MAX, src.slice(0..1)),
-            12 => {
-                let _ = rank.allreduce(world, 1u32, Sum);
-            }
+            12 => rank.allreduce_into(world, src.slice(0..1), src.slice(0..1), Sum),
             13 => {
                 let _ = rank.bcast(rank.device(), 9, 1u32);
             }

@@ -12,7 +12,9 @@
 //! must end the whole job with a message.
 
 use dcuda::{DeviceBuffer, Error, Module, RunConfig, Runtime};
-use dcuda_rank_kernels::collectives::{MisuseArgs, RANK_PANICS};
+use dcuda_rank_kernels::collectives::{
+    rank_value, MisuseArgs, RankCollectiveArgs, ALLREDUCE_BCAST, RANK_PANICS, ROUND_RESULTS,
+};
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 
@@ -107,6 +109,62 @@ impl Run<'_> {
         self.expect("neighbour_get", &out, words, |me, k| {
             (me + n - 1) % n * 7 + k
         })
+    }
+
+    /// Allreduce and broadcast over the world (between processes) and over
+    /// the device, against the host's computation; the `f64` sum must have
+    /// the same bits on every local rank.
+    fn collectives(&self) -> Check {
+        let rounds = 5u32;
+        for device in [0, 1] {
+            let out = self
+                .rt
+                .alloc::<u64>((self.ranks * rounds) as usize * ROUND_RESULTS)
+                .map_err(|e| e.to_string())?;
+            let args = RankCollectiveArgs {
+                rounds,
+                device,
+                out: out.slice(),
+            };
+            let config = RunConfig::new(64).ranks(self.ranks);
+            // SAFETY: out holds ROUND_RESULTS words per rank and round.
+            unsafe { self.module.run(&ALLREDUCE_BCAST, &config, &args) }
+                .map_err(|e| e.to_string())?;
+            let out = out.download().map_err(|e| e.to_string())?;
+            // Communicator size, and the communicator rank of local rank 0.
+            let (size, offset) = if device == 1 {
+                (self.ranks, 0)
+            } else {
+                (self.world, self.first)
+            };
+            for round in 0..rounds {
+                let values: Vec<u32> = (0..size).map(|r| rank_value(r, round)).collect();
+                let root = round % size;
+                let first_real = out[round as usize * ROUND_RESULTS + 4];
+                for local in 0..self.ranks {
+                    let at = ((local * rounds + round) as usize) * ROUND_RESULTS;
+                    let got = &out[at..at + ROUND_RESULTS];
+                    let want = [
+                        values.iter().sum::<u32>() as u64,
+                        *values.iter().min().unwrap() as u64,
+                        *values.iter().max().unwrap() as u64,
+                        values.iter().fold(0, |a, v| a ^ v) as u64,
+                        first_real,
+                        (root * 1000 + round) as u64,
+                    ];
+                    if got != want {
+                        let me = offset + local;
+                        return Err(format!("allreduce/bcast over the {} communicator, rank {me}, round {round}: got {got:?}, want {want:?}", if device == 1 { "device" } else { "world" }));
+                    }
+                }
+                let exact: f64 = values.iter().map(|&v| v as f64 * 0.1).sum();
+                let real = f64::from_bits(first_real);
+                if (real - exact).abs() > 1e-9 {
+                    return Err(format!("f64 allreduce, round {round}: {real} vs {exact}"));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Timers and logs across processes: each host times the world-wide
@@ -252,7 +310,7 @@ impl Run<'_> {
     fn aborts(&self, process: u32) -> Check {
         self.abort(process, 0, "put", "out of range")?;
         self.abort(process, 8, "win_create", "matched windows")?;
-        self.abort(process, 12, "allreduce", "not built yet")?;
+        self.abort(process, 12, "allreduce_into", "not built yet")?;
         // Shared memory as a source: the direct route copies it on the
         // device; only the host route rejects it.
         let direct = self.rt.backend() == dcuda::Backend::Gpu
@@ -313,6 +371,7 @@ fn main() {
             ("notify", Box::new(|| run.notify())),
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
+            ("allreduce and bcast", Box::new(|| run.collectives())),
         ]
     };
     for (name, check) in checks {
