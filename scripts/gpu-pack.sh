@@ -37,7 +37,8 @@ for app in apps/*/; do
   cargo build --release --manifest-path "$app/Cargo.toml" --bins
 done
 mkdir -p "$bundle/bench"
-cp target/release/bench target/release/bench_world target/release/bench_collectives "$bundle/bench/"
+cp target/release/bench target/release/bench_world target/release/bench_collectives \
+  target/release/bench_world_collectives "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu "$bundle/baselines/"
 for bin in examples/src/bin/*.rs tests/src/bin/*.rs apps/*/src/bin/*.rs; do

@@ -66,6 +66,20 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
     fail=$((fail + 1)); failed+=("nvshmem build"); echo "FAIL nvshmem build" | tee -a "$log"
   fi
   grep -E "^(auto|network|nvshmem|cudaMemcpyPeer)" "$log"
+  # Collectives over every rank of both GPUs against NVSHMEM in one kernel.
+  if [ "${SKIP_COLLECTIVES:-0}" != 1 ]; then
+    run "bench_world_collectives" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world_collectives --out "$out/bench"
+    max=$(grep -o "max ranks per GPU: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
+    if nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) \
+        baselines/nvshmem_collectives.cu -o nvshmem_collectives -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device \
+        $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib" >>"$log" 2>&1; then
+      run "nvshmem collectives baseline" bash -c "env NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo ${mpirun_[*]} ./nvshmem_collectives 100 200 1 8 32 132 ${max:-1320} > $out/bench/world-collectives-nvshmem.csv"
+      run "world collectives table" bench/bench_world_collectives --join "$out/bench"
+      sed -n '/^collective/,/^wrote/p' "$log" | tail -14
+    else
+      fail=$((fail + 1)); failed+=("nvshmem collectives build"); echo "FAIL nvshmem collectives build" | tee -a "$log"
+    fi
+  fi
 fi
 
 summary

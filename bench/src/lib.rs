@@ -1,6 +1,7 @@
-//! What the benchmark programs share: the command line and the plots.
+//! What the benchmark programs share: the command line, statistics and the plots.
 //! `bench` measures one device, `bench_world` two processes; both report
 //! every number beside a baseline measured in the same run.
 
 pub mod options;
 pub mod plot;
+pub mod stats;

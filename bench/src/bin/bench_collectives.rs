@@ -15,6 +15,7 @@
 use dcuda::{RunConfig, Runtime};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+use dcuda_bench::stats::stats;
 use dcuda_bench::{options, plot};
 use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
 use std::path::Path;
@@ -22,22 +23,6 @@ use std::process::Command;
 
 const THREADS: u32 = 128;
 const MODES: [&str; 2] = ["barrier", "allreduce"];
-
-/// Median and p99 of per-collective times, in µs.
-#[derive(Clone, Copy)]
-struct Stats {
-    median: f64,
-    p99: f64,
-}
-
-fn stats(mut ns: Vec<f64>) -> Stats {
-    ns.sort_by(f64::total_cmp);
-    let at = |q: f64| ns[((q * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1] / 1e3;
-    Stats {
-        median: at(0.5),
-        p99: at(0.99),
-    }
-}
 
 /// dcuda's collectives: per-collective nanoseconds of each batch.
 fn dcuda_run(
@@ -52,6 +37,7 @@ fn dcuda_run(
     let result = rt.alloc::<f64>(1)?;
     let args = CollectiveLatencyArgs {
         mode,
+        world: 0,
         batches,
         iters,
         out: out.slice(),

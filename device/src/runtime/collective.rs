@@ -71,7 +71,7 @@ impl Runtime {
             return partial;
         }
         let x = self.leaders(call);
-        let word = self.from_leader(block, call, slots, |rt, block| {
+        let word = self.share_leaders_result(block, call, slots, |rt, block| {
             rt.leaders_allreduce::<T, O>(block, x, partial).to_word()
         });
         T::from_word(word)
@@ -98,7 +98,7 @@ impl Runtime {
             0
         };
         let x = self.leaders(Call::Bcast);
-        let word = self.from_leader(block, Call::Bcast, slots, |rt, block| {
+        let word = self.share_leaders_result(block, Call::Bcast, slots, |rt, block| {
             rt.leaders_allreduce::<u64, BitOr>(block, x, mine)
         });
         T::from_word(word)
@@ -208,7 +208,7 @@ impl Runtime {
     /// written again only two collectives later, after every rank has read
     /// it (as in `meet`).
     #[inline(always)]
-    fn from_leader(
+    fn share_leaders_result(
         &mut self,
         block: &mut Block,
         call: Call,

@@ -267,8 +267,10 @@ pub unsafe fn pingpong_breakdown(counters: *mut u32, iters: u32, steps: u32, out
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveLatencyArgs {
-    /// 0: `barrier` on the device communicator; 1: `allreduce` of an `f64`.
+    /// 0: `barrier`; 1: `allreduce` of an `f64`.
     pub mode: u32,
+    /// 0: on the device communicator; 1: on the world (across processes).
+    pub world: u32,
     /// Timed batches.
     pub batches: u32,
     /// Collectives per batch.
@@ -279,21 +281,26 @@ pub struct CollectiveLatencyArgs {
     pub result: DeviceSlice<f64>,
 }
 
-/// Every rank of the device runs `batches` batches of `iters` collectives;
-/// rank 0 times each batch with the device clock.
+/// Every rank of the communicator runs `batches` batches of `iters`
+/// collectives, each contributing its rank + 1; rank 0 of each device
+/// times each batch with the device clock.
 #[rank]
 pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
-    let device = rank.device();
-    let value = rank.id() as f64 + 1.0;
+    let comm = if args.world == 1 {
+        rank.world()
+    } else {
+        rank.device()
+    };
+    let value = comm.rank() as f64 + 1.0;
     let mut total = 0.0;
     for b in 0..args.batches {
-        rank.barrier(device);
+        rank.barrier(comm);
         let t0 = rank.timestamp();
         for _ in 0..args.iters {
             if args.mode == 0 {
-                rank.barrier(device);
+                rank.barrier(comm);
             } else {
-                total = rank.allreduce(device, value, Sum);
+                total = rank.allreduce(comm, value, Sum);
             }
         }
         let t1 = rank.timestamp();
