@@ -70,9 +70,8 @@ impl Runtime {
         if !self.spans_processes(comm) {
             return partial;
         }
-        let x = self.leaders(call);
         let word = self.share_leaders_result(block, call, slots, |rt, block| {
-            rt.leaders_allreduce::<T, O>(block, x, partial).to_word()
+            rt.leaders_allreduce::<T, O>(block, call, partial).to_word()
         });
         T::from_word(word)
     }
@@ -97,9 +96,8 @@ impl Runtime {
         } else {
             0
         };
-        let x = self.leaders(Call::Bcast);
         let word = self.share_leaders_result(block, Call::Bcast, slots, |rt, block| {
-            rt.leaders_allreduce::<u64, BitOr>(block, x, mine)
+            rt.leaders_allreduce::<u64, BitOr>(block, Call::Bcast, mine)
         });
         T::from_word(word)
     }

@@ -9,6 +9,7 @@
 //! sequence number last with a system-scoped release. The host reads one
 //! entry after another, so it never scans per-rank queues.
 
+use super::wait::poll;
 use super::Runtime;
 use crate::abi::{Call, Command, Fault, Op, RankContext, Transfer};
 use crate::arch::{self, Ordering, Scope};
@@ -27,6 +28,59 @@ pub(crate) struct HostChannel {
     /// to be complete.
     issued: u32,
     completed: u32,
+}
+
+impl HostChannel {
+    /// True on the first command of this rank (its leader then sets up the
+    /// credit cache).
+    #[inline(always)]
+    pub fn first_send(&mut self) -> bool {
+        !core::mem::replace(&mut self.credit_ready, true)
+    }
+}
+
+/// Sends one command to the host from the leader thread of device rank
+/// `rank`: reserves a ring position, waits for credit if the ring is full,
+/// and publishes the entry. False if the run was aborted while waiting.
+#[inline(always)]
+pub(crate) fn post(
+    ctx: &RankContext,
+    rank: u32,
+    first: bool,
+    (op, arg, payload): (Op, u32, &[u8]),
+) -> bool {
+    if first {
+        DCUDA_RING_CREDIT.set(0, 0); // Nothing known consumed yet.
+    }
+    // SAFETY: the reservation counter lives for the whole run.
+    let pos = unsafe {
+        arch::fetch_add(
+            ctx.ring_reserve as *mut u32,
+            1,
+            Ordering::Relaxed,
+            Scope::Gpu,
+        )
+    };
+    let len = ctx.ring_len;
+    if pos.wrapping_sub(DCUDA_RING_CREDIT.get(0)) >= len {
+        let status = ctx.status(rank);
+        let credit = poll(ctx, status, Call::HostCall, [op as u32, arg, pos], || {
+            // SAFETY: written by the host, read over the bus.
+            let consumed =
+                unsafe { arch::load_acquire(ctx.ring_consumed as *const u32, Scope::System) };
+            DCUDA_RING_CREDIT.set(0, consumed);
+            if pos.wrapping_sub(consumed) < len {
+                Ok(0)
+            } else {
+                Err(pos.wrapping_sub(consumed))
+            }
+        });
+        if credit.is_none() {
+            return false;
+        }
+    }
+    publish(ctx, pos, rank, op, arg, payload);
+    true
 }
 
 /// Writes entry `pos` of the ring and publishes it.
@@ -60,43 +114,14 @@ impl Runtime {
     pub fn host_send(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) {
         let ctx = *self.ctx();
         let rank = block.id();
-        let first = !core::mem::replace(&mut self.host.credit_ready, true);
-        // The leader reserves a slot and reads the credit it knows of; both
-        // go to every thread with one broadcast. Reading the shared credit
-        // in uniform code instead raced with the leader's update of it in
-        // the wait below: a late warp skipped the wait that warp 0 entered
-        // (found by the emulator's divergence check).
-        let reserved = block.single(|_| {
-            if first {
-                DCUDA_RING_CREDIT.set(0, 0); // Nothing known consumed yet.
-            }
-            // SAFETY: the reservation counter lives for the whole run.
-            let pos = unsafe {
-                arch::fetch_add(
-                    ctx.ring_reserve as *mut u32,
-                    1,
-                    Ordering::Relaxed,
-                    Scope::Gpu,
-                )
-            };
-            (DCUDA_RING_CREDIT.get(0) as u64) << 32 | pos as u64
-        });
-        let (pos, credit) = (reserved as u32, (reserved >> 32) as u32);
-        let len = ctx.ring_len;
-        if pos.wrapping_sub(credit) >= len {
-            self.wait_until(block, Call::HostCall, [op as u32, arg, pos], || {
-                // SAFETY: written by the host, read over the bus.
-                let consumed =
-                    unsafe { arch::load_acquire(ctx.ring_consumed as *const u32, Scope::System) };
-                DCUDA_RING_CREDIT.set(0, consumed);
-                if pos.wrapping_sub(consumed) < len {
-                    Ok(0)
-                } else {
-                    Err(pos.wrapping_sub(consumed))
-                }
-            });
+        let first = self.host.first_send();
+        // The leader alone reserves, waits for credit and publishes: reading
+        // the shared credit in uniform code raced with the leader's update
+        // of it (found by the emulator's divergence check).
+        let sent = block.single(|_| post(&ctx, rank, first, (op, arg, payload)) as u32);
+        if sent == 0 {
+            super::wait::abort_exit()
         }
-        block.leader(|_| publish(&ctx, pos, rank, op, arg, payload));
     }
 
     /// Sends `op` to the host and waits for its reply; returns the value.

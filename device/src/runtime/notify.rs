@@ -25,14 +25,14 @@ pub(crate) struct Counters {
 impl Counters {
     /// True on the first wait or test of this rank.
     #[inline(always)]
-    fn first_use(&mut self) -> bool {
+    pub(super) fn first_use(&mut self) -> bool {
         !core::mem::replace(&mut self.ready, true)
     }
 }
 
 /// Sets this rank's consumed counters to the start value (leader thread).
 #[inline(always)]
-fn init_consumed(start: u32) {
+pub(super) fn init_consumed(start: u32) {
     for tag in 0..TAGS as usize {
         DCUDA_CONSUMED.set(tag, start);
     }
@@ -52,7 +52,7 @@ pub(crate) fn direct_scope(route: Route) -> Option<Scope> {
 /// Consumes `count` notifications of `tag` of device rank `rank` if that
 /// many are available (leader thread only); `Err` carries how many are.
 #[inline(always)]
-fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32, u32> {
+pub(super) fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) -> Result<u32, u32> {
     let (local_at, remote_at) = (ctx.local_counter(rank, tag), ctx.remote_counter(rank, tag));
     // Other processes exist: mapped GPUs may signal the local counters (a
     // system-scoped release), and the host writes the remote ones. On one

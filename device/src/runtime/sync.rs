@@ -30,8 +30,7 @@ impl Runtime {
             // the window exchange that makes a route go through it ends).
             let direct = unsafe { arch::load_relaxed(self.ctx().leader_barrier(), Scope::System) };
             if direct != 0 {
-                let x = self.leaders(Call::Barrier);
-                self.leaders_barrier(block, x);
+                self.leaders_barrier(block);
             } else {
                 self.host_call(block, Op::Barrier, 0);
             }

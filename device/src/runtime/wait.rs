@@ -17,41 +17,55 @@ impl Runtime {
         block: &mut Block,
         call: Call,
         args: [u32; 3],
-        mut ready: impl FnMut() -> Result<u32, u32>,
+        ready: impl FnMut() -> Result<u32, u32>,
     ) -> u32 {
         let ctx = self.ctx();
         let status = ctx.status(block.id());
-        let outcome = block.single(|_| {
-            let mut spins = 0u32;
-            // The same bookkeeping as a rank that polls with tests: after a
-            // while it publishes what it waits on, then keeps the count live.
-            let mut streak = PollStreak::default();
-            loop {
-                let seen = match ready() {
-                    Ok(v) => {
-                        streak.succeeded(status);
-                        return v as u64;
-                    }
-                    Err(seen) => seen,
-                };
-                spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(32) && streak.failed(ctx, status, call, args, seen) {
-                    return u64::MAX;
-                }
-                // Spin hard first: a partner on the same device answers in
-                // well under a microsecond. Then back off, so that a thousand
-                // waiting ranks do not flood the memory system.
-                if spins > 16384 {
-                    arch::nanosleep(1000);
-                } else if spins > 2048 {
-                    arch::nanosleep(64);
-                }
-            }
+        let outcome = block.single(|_| match poll(ctx, status, call, args, ready) {
+            Some(v) => v as u64,
+            None => u64::MAX,
         });
         if outcome == u64::MAX {
             abort_exit()
         }
         outcome as u32
+    }
+}
+
+/// Runs `ready` on this (the leader) thread until it returns `Ok`, with the
+/// bookkeeping of [`Runtime::wait_until`]; `None` once the run is aborted.
+#[inline(always)]
+pub(crate) fn poll(
+    ctx: &RankContext,
+    status: *mut WaitStatus,
+    call: Call,
+    args: [u32; 3],
+    mut ready: impl FnMut() -> Result<u32, u32>,
+) -> Option<u32> {
+    let mut spins = 0u32;
+    // The same bookkeeping as a rank that polls with tests: after a while
+    // it publishes what it waits on, then keeps the count live.
+    let mut streak = PollStreak::default();
+    loop {
+        let seen = match ready() {
+            Ok(v) => {
+                streak.succeeded(status);
+                return Some(v);
+            }
+            Err(seen) => seen,
+        };
+        spins = spins.wrapping_add(1);
+        if spins.is_multiple_of(32) && streak.failed(ctx, status, call, args, seen) {
+            return None;
+        }
+        // Spin hard first: a partner on the same device answers in well
+        // under a microsecond. Then back off, so that a thousand waiting
+        // ranks do not flood the memory system.
+        if spins > 16384 {
+            arch::nanosleep(1000);
+        } else if spins > 2048 {
+            arch::nanosleep(64);
+        }
     }
 }
 
