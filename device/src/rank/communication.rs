@@ -259,9 +259,9 @@ impl Rank {
     /// Combines one `value` per rank of `comm` with `op` (`Sum`, `Min`,
     /// `Max`, `Prod`, the bitwise ops, or your own `ReduceOp`); every rank
     /// gets the result, the same bits on every rank. Collective over
-    /// `comm`: every rank of it calls it, with the same `op`. Ranks of one
-    /// GPU only, for now: a world communicator of several processes fails
-    /// with an error that says so.
+    /// `comm`: every rank of it calls it, with the same `op`. Across
+    /// processes the ranks of each GPU combine first, then the GPUs'
+    /// leaders, in `log2(processes)` steps.
     #[inline(always)]
     #[track_caller]
     pub fn allreduce<T: Reducible, O: ReduceOp<T>>(&mut self, comm: Comm, value: T, op: O) -> T {
@@ -278,7 +278,8 @@ impl Rank {
     /// length on every rank; `src` and `dst` are global memory and may be
     /// the same slice, but the destinations of different ranks must not
     /// overlap. Each rank reads and writes about one buffer's length,
-    /// however many ranks there are. Ranks of one GPU only, for now.
+    /// however many ranks there are. Ranks of one GPU only, for now: a
+    /// world communicator of several processes fails with an error.
     #[inline(always)]
     #[track_caller]
     pub fn allreduce_into<T: Reducible + DeviceCopy, O: ReduceOp<T>>(
@@ -303,7 +304,7 @@ impl Rank {
 
     /// Rank `root`'s `value`, on every rank of `comm` (the others' `value`
     /// is ignored). Collective over `comm`, with the same `root` on every
-    /// rank; ranks of one GPU only, for now, as [`allreduce`](Self::allreduce).
+    /// rank; across processes it runs as [`allreduce`](Self::allreduce).
     #[inline(always)]
     #[track_caller]
     pub fn bcast<T: Reducible>(&mut self, comm: Comm, root: u32, value: T) -> T {
@@ -319,7 +320,10 @@ impl Rank {
     }
 
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
-    /// before it, by any thread of any rank, are visible after it.
+    /// before it, by any thread of any rank, are visible after it. Across
+    /// processes whose GPUs all map each other, the GPUs' leaders meet in
+    /// `ceil(log2(processes))` steps; otherwise the hosts carry it, and
+    /// deliver the accesses they carried before it.
     #[inline(always)]
     #[track_caller]
     pub fn barrier(&mut self, comm: Comm) {
