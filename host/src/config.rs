@@ -70,6 +70,13 @@ pub const PEER_ACCESS: Variable = Variable {
     meaning:
         "0 sends traffic between GPUs of a node through the transport instead of the direct route",
 };
+/// `DCUDA_WORLD_BARRIER`.
+pub const WORLD_BARRIER: Variable = Variable {
+    name: "DCUDA_WORLD_BARRIER",
+    accepts: "auto, hosts, leaders",
+    default: "auto",
+    meaning: "how a world barrier crosses processes: auto takes the GPUs' leaders when every process maps every other, else the hosts; leaders always (then it does not deliver accesses the hosts carry: for tests and measurement)",
+};
 /// `DCUDA_LOG` (read by [`crate::log::init`]).
 pub const LOG: Variable = Variable {
     name: "DCUDA_LOG",
@@ -94,6 +101,7 @@ pub const VARIABLES: &[Variable] = &[
     WATCHDOG_SECS,
     TRANSPORT,
     PEER_ACCESS,
+    WORLD_BARRIER,
     LOG,
     ARCH,
 ];

@@ -47,6 +47,26 @@ fn four_processes_put_notify_get_barrier_and_collectives() {
     world_checks(4);
 }
 
+/// The leaders' dissemination barrier (taken on GPUs that map each other),
+/// forced here over the hosts' route, at an odd process count.
+#[test]
+fn three_processes_with_the_leaders_barrier() {
+    let env = [("DCUDA_WORLD_BARRIER", "leaders")];
+    let program = env!("CARGO_BIN_EXE_world_checks");
+    let (ok, text) = mpirun_outcome(3, program, &[], &env);
+    assert!(
+        ok,
+        "mpirun -np 3 world_checks with the leaders' barrier:
+{text}"
+    );
+    for p in 0..3 {
+        assert!(
+            text.contains(&format!("world_checks: process {p} of 3 ok")),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn a_failing_process_stops_the_whole_job_with_its_message() {
     let procs = 3;
