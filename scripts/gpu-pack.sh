@@ -40,7 +40,7 @@ mkdir -p "$bundle/bench"
 cp target/release/bench target/release/bench_world target/release/bench_collectives \
   target/release/bench_world_collectives "$bundle/bench/"
 mkdir -p "$bundle/baselines"
-cp bench/baselines/*.cu "$bundle/baselines/"
+cp bench/baselines/*.cu bench/baselines/*.cuh "$bundle/baselines/"
 for bin in examples/src/bin/*.rs tests/src/bin/*.rs apps/*/src/bin/*.rs; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"

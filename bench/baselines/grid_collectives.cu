@@ -7,33 +7,8 @@
 //   grid_collectives MODE BLOCKS THREADS BATCHES ITERS
 // prints one line per batch: mode,blocks,batch,ns_per_op
 #include <cooperative_groups.h>
-#include <cstdio>
-#include <cstdlib>
+#include "common.cuh"
 namespace cg = cooperative_groups;
-
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-__device__ unsigned long long now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ double block_sum(double v, double* part) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  int warps = blockDim.x / 32;
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = v;
-  __syncthreads();
-  double w = threadIdx.x < warps ? part[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o >>= 1) w += __shfl_xor_sync(0xffffffffu, w, o);
-  if (threadIdx.x == 0) part[32] = w;
-  __syncthreads();
-  double total = part[32];
-  __syncthreads();  // part is reused by the next call
-  return total;
-}
 
 __global__ void grid_loop(int mode, int batches, int iters, volatile double* slots,
                           unsigned long long* out, double* result) {

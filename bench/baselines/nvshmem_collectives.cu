@@ -10,36 +10,8 @@
 //   mpirun -np 2 nvshmem_collectives BATCHES ITERS BLOCKS...
 // PE 0 prints one line per batch: collective,blocks_per_gpu,batch,ns_per_op
 #include <cooperative_groups.h>
-#include <cstdio>
-#include <cstdlib>
-#include <mpi.h>
-#include <nvshmem.h>
-#include <nvshmemx.h>
+#include "nvshmem_mpi.cuh"
 namespace cg = cooperative_groups;
-
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-__device__ unsigned long long now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__device__ double block_sum(double v, double* part) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  int warps = blockDim.x / 32;
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = v;
-  __syncthreads();
-  double w = threadIdx.x < warps ? part[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o >>= 1) w += __shfl_xor_sync(0xffffffffu, w, o);
-  if (threadIdx.x == 0) part[32] = w;
-  __syncthreads();
-  double total = part[32];
-  __syncthreads();
-  return total;
-}
 
 __global__ void world_loop(int mode, int batches, int iters, volatile double* slots,
                            double* src, double* dst, unsigned long long* out, double* result) {
@@ -82,21 +54,12 @@ __global__ void world_loop(int mode, int batches, int iters, volatile double* sl
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  init_nvshmem_over_mpi(&argc, &argv, &rank, &size);
   if (argc < 4) {
     if (!rank) fprintf(stderr, "usage: %s BATCHES ITERS BLOCKS...\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  CHECK(cudaSetDevice(rank));
-  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-  if (rank == 0) nvshmemx_get_uniqueid(&id);
-  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-  nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
-  nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
   int batches = atoi(argv[1]), iters = atoi(argv[2]), threads = 128;
   double* src = (double*)nvshmem_malloc(sizeof(double));

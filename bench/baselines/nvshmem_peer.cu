@@ -7,21 +7,8 @@
 //      nvshmemx_putmem_block of its slice, then nvshmem_quiet);
 //   3. cudaMemcpyPeer bandwidth from GPU 0 to GPU 1 (process 0 only).
 // Prints CSV lines: measure,x,value,unit.
-#include <cstdio>
 #include <cstdint>
-#include <cstdlib>
-#include <mpi.h>
-#include <nvshmem.h>
-#include <nvshmemx.h>
-
-#define CHECK(x) do { cudaError_t check_ = (x); if (check_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(check_)); exit(1); } } while (0)
-
-__device__ uint64_t now() {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+#include "nvshmem_mpi.cuh"
 
 __global__ void pingpong(int *buf, uint64_t *sig, int warmup, int iters, unsigned long long *out) {
     int me = nvshmem_my_pe(), peer = 1 - me;
@@ -41,18 +28,9 @@ __global__ void put_blocks(char *dst, const char *src, size_t per, int peer) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    init_nvshmem_over_mpi(&argc, &argv, &rank, &size);
     if (size != 2) { if (!rank) fprintf(stderr, "run with mpirun -np 2\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
-    CHECK(cudaSetDevice(rank));
-    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-    if (rank == 0) nvshmemx_get_uniqueid(&id);
-    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
-    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
     // 1. Latency.
     int *buf = (int *)nvshmem_malloc(64);

@@ -12,56 +12,15 @@
 //! Prints a table and writes `DIR/collectives.csv` and
 //! `DIR/collectives.svg` (default DIR: `bench-out`).
 
-use dcuda::{RunConfig, Runtime};
+use dcuda::Runtime;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+use dcuda_bench::collectives::{collective_latency, MODES, THREADS};
 use dcuda_bench::stats::stats;
 use dcuda_bench::{options, plot};
-use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
+use dcuda_bench_kernels::COLLECTIVE_LATENCY;
 use std::path::Path;
 use std::process::Command;
-
-const THREADS: u32 = 128;
-const MODES: [&str; 2] = ["barrier", "allreduce"];
-
-/// dcuda's collectives: per-collective nanoseconds of each batch.
-fn dcuda_run(
-    rt: &Runtime,
-    module: &dcuda::Module,
-    mode: u32,
-    ranks: u32,
-    batches: u32,
-    iters: u32,
-) -> Result<Vec<f64>> {
-    let out = rt.alloc::<u64>(batches as usize)?;
-    let result = rt.alloc::<f64>(1)?;
-    let args = CollectiveLatencyArgs {
-        mode,
-        world: 0,
-        batches,
-        iters,
-        out: out.slice(),
-        result: result.slice(),
-    };
-    // SAFETY: one output per batch and one result.
-    unsafe {
-        module.run(
-            &COLLECTIVE_LATENCY,
-            &RunConfig::new(THREADS).ranks(ranks),
-            &args,
-        )?
-    };
-    let want = ranks as f64 * (ranks as f64 + 1.0) / 2.0;
-    let got = result.download()?[0];
-    if mode == 1 && got != want {
-        return Err(format!("allreduce over {ranks} ranks gave {got}, want {want}").into());
-    }
-    Ok(out
-        .download()?
-        .into_iter()
-        .map(|t| t as f64 / iters as f64)
-        .collect())
-}
 
 /// The raw CUDA baseline: per-collective nanoseconds of each batch.
 fn baseline_run(
@@ -121,7 +80,13 @@ fn main() -> Result<()> {
     for (mode, name) in MODES.iter().enumerate() {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for &ranks in &counts {
-            let d = stats(dcuda_run(&rt, &module, mode as u32, ranks, batches, iters)?);
+            let d = stats(collective_latency(
+                &rt,
+                &module,
+                (mode as u32, false),
+                ranks,
+                (batches, iters),
+            )?);
             let b = match &baseline {
                 Some(p) => match baseline_run(p, mode as u32, ranks, batches, iters) {
                     Ok(ns) => Some(stats(ns)),

@@ -18,52 +18,19 @@
 //! format; `--join` prints the table and writes `DIR/world-collectives.csv`
 //! and `.svg`.
 
-use dcuda::{RunConfig, Runtime};
+use dcuda::Runtime;
+use dcuda_bench::collectives::{collective_latency, MODES, THREADS};
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench::{options, plot};
-use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
+use dcuda_bench_kernels::COLLECTIVE_LATENCY;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-const THREADS: u32 = 128;
-const MODES: [&str; 2] = ["barrier", "allreduce"];
-
 /// Per-batch nanoseconds per collective, by (collective, ranks per GPU).
 type Samples = BTreeMap<(String, u32), Vec<f64>>;
-
-/// One configuration of dcuda's world collectives: per-collective ns of
-/// each batch, as measured by world rank 0.
-fn dcuda_run(
-    rt: &Runtime,
-    module: &dcuda::Module,
-    mode: u32,
-    ranks: u32,
-    (batches, iters): (u32, u32),
-) -> Result<Vec<f64>> {
-    let out = rt.alloc::<u64>(batches as usize)?;
-    let result = rt.alloc::<f64>(1)?;
-    let args = CollectiveLatencyArgs {
-        mode,
-        world: 1,
-        batches,
-        iters,
-        out: out.slice(),
-        result: result.slice(),
-    };
-    let config = RunConfig::new(THREADS).ranks(ranks);
-    // SAFETY: one output per batch and one result, for this process's ranks.
-    unsafe { module.run(&COLLECTIVE_LATENCY, &config, &args)? };
-    let world = module.rank_info(&COLLECTIVE_LATENCY, &config)?.rank_count as f64;
-    let got = result.download()?[0];
-    if mode == 1 && got != world * (world + 1.0) / 2.0 {
-        return Err(format!("allreduce over {world} ranks gave {got}").into());
-    }
-    let ns = out.download()?;
-    Ok(ns.into_iter().map(|t| t as f64 / iters as f64).collect())
-}
 
 fn measure(quick: bool, out_dir: &Path) -> Result<()> {
     let rt = Runtime::new()?;
@@ -77,7 +44,7 @@ fn measure(quick: bool, out_dir: &Path) -> Result<()> {
     let mut csv = String::from("collective,ranks_per_gpu,batch,ns\n");
     for (mode, name) in MODES.iter().enumerate() {
         for &ranks in &counts {
-            let ns = dcuda_run(&rt, &module, mode as u32, ranks, shape)?;
+            let ns = collective_latency(&rt, &module, (mode as u32, true), ranks, shape)?;
             let s = stats(ns.clone());
             if me == 0 {
                 println!(

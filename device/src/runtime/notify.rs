@@ -122,17 +122,10 @@ impl Runtime {
     pub fn wait_notifications(&mut self, block: &mut Block, tag: u32, count: u32) {
         self.check_user_tag(block, Call::WaitNotifications, tag);
         self.check_count(block, Call::WaitNotifications, count);
-        self.wait_tag(block, Call::WaitNotifications, tag, count);
-    }
-
-    /// Waits for and consumes `count` notifications of any tag, user or
-    /// reserved; reported to the watchdog as part of `call`.
-    #[inline(always)]
-    pub fn wait_tag(&mut self, block: &mut Block, call: Call, tag: u32, count: u32) {
         let (ctx, id) = (*self.ctx(), block.id());
         let mut setup = self.counters.first_use();
         self.tests.waiting();
-        self.wait_until(block, call, [tag, count, 0], || {
+        self.wait_until(block, Call::WaitNotifications, [tag, count, 0], || {
             if core::mem::take(&mut setup) {
                 init_consumed(ctx.notification_start);
             }

@@ -121,14 +121,14 @@ impl RunState {
         };
         let peers = upload_bytes(rt, bytemuck::cast_slice(&peer_table))?;
         let windows = rt.alloc::<u8>(bytes::<WindowEntry>(MAX_WINDOWS * world_size as usize))?;
-        let all_direct = world.as_ref().is_some_and(|w| w.all_direct);
+        let all_direct = world.as_mut().is_some_and(|w| *w.all_direct.get_mut());
         let leaders = match crate::config::WORLD_BARRIER.choice(&["auto", "hosts", "leaders"])? {
             None | Some("auto") => all_direct,
             Some(choice) => choice == "leaders",
         };
         if let Some(w) = &mut world {
             // Only the automatic choice follows the routes later.
-            w.all_direct &= leaders;
+            *w.all_direct.get_mut() &= leaders;
         }
         let leader_barrier = rt.upload(&[leaders as u32])?;
         if let Some(w) = &mut world {

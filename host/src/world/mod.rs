@@ -76,9 +76,10 @@ pub(crate) struct World {
     /// Device addresses of the run's window table and peer table.
     table: u64,
     peers: u64,
-    /// Whether every process maps every other's memory (agreed by all at
-    /// setup), and the device flag that tells the leaders so.
-    pub all_direct: bool,
+    /// Whether the world barrier runs between the leaders, following the
+    /// routes (every process maps every other's memory: agreed by all at
+    /// setup, dropped by all at once), and the device flag that says so.
+    pub all_direct: AtomicBool,
     leader_barrier: u64,
 }
 

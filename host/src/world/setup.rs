@@ -94,7 +94,7 @@ impl World {
             mappings: Mutex::new(HashMap::new()),
             table: 0,
             peers: 0,
-            all_direct: false,
+            all_direct: AtomicBool::new(false),
             leader_barrier: 0,
             job,
         };
@@ -106,7 +106,7 @@ impl World {
             routes.iter().all(|&r| r != Route::Host)
         };
         let all = all_gather(&*world.job.transport, setup, vec![mine as u8])?;
-        world.all_direct = all.iter().all(|m| m.as_slice() == [1]);
+        world.all_direct = AtomicBool::new(all.iter().all(|m| m.as_slice() == [1]));
         Ok(world)
     }
 

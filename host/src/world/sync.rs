@@ -154,7 +154,7 @@ impl World {
                         .as_ref()
                         .is_some_and(|(_, entries)| unmappable(entries))
                 });
-            if any && self.all_direct {
+            if any && self.all_direct.swap(false, Ordering::Relaxed) {
                 self.runtime
                     .write_device(self.leader_barrier, &0u32.to_le_bytes())?;
             }

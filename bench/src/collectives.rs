@@ -1,0 +1,50 @@
+//! The dcuda side of the collective benchmarks (`bench_collectives` on one
+//! GPU, `bench_world_collectives` across processes): one run of the
+//! `collective_latency` kernel.
+
+use dcuda::{Module, RunConfig, Runtime};
+use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
+
+/// Threads per rank in the collective benchmarks (and their baselines).
+pub const THREADS: u32 = 128;
+
+/// The collectives measured, by the kernel's `mode`.
+pub const MODES: [&str; 2] = ["barrier", "allreduce"];
+
+/// Runs `batches` batches of `iters` collectives `mode` over every rank,
+/// `ranks` on this device, on the world (`world`) or the device
+/// communicator; returns each batch's nanoseconds per collective, as rank
+/// 0 timed them with the device clock. Fails if an allreduce's result is
+/// wrong.
+pub fn collective_latency(
+    rt: &Runtime,
+    module: &Module,
+    (mode, world): (u32, bool),
+    ranks: u32,
+    (batches, iters): (u32, u32),
+) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let out = rt.alloc::<u64>(batches as usize)?;
+    let result = rt.alloc::<f64>(1)?;
+    let args = CollectiveLatencyArgs {
+        mode,
+        world: world as u32,
+        batches,
+        iters,
+        out: out.slice(),
+        result: result.slice(),
+    };
+    let config = RunConfig::new(THREADS).ranks(ranks);
+    // SAFETY: one output per batch and one result.
+    unsafe { module.run(&COLLECTIVE_LATENCY, &config, &args)? };
+    let size = if world {
+        module.rank_info(&COLLECTIVE_LATENCY, &config)?.rank_count
+    } else {
+        ranks
+    } as f64;
+    let got = result.download()?[0];
+    if mode == 1 && got != size * (size + 1.0) / 2.0 {
+        return Err(format!("allreduce over {size} ranks gave {got}").into());
+    }
+    let ns = out.download()?;
+    Ok(ns.into_iter().map(|t| t as f64 / iters as f64).collect())
+}
