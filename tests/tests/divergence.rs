@@ -57,6 +57,20 @@ fn a_per_thread_collective_argument_is_reported() {
 }
 
 #[test]
+fn a_per_thread_split_color_is_reported() {
+    let msg = report(6);
+    assert!(msg.contains("the threads of this rank diverged"), "{msg}");
+    assert!(
+        msg.contains("`comm_split(comm 0, color 0, key 0)`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("`comm_split(comm 0, color 1, key 0)`"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn an_atomic_steering_uniform_code_is_reported() {
     let msg = report(2);
     assert!(msg.contains("the threads of this rank diverged"), "{msg}");

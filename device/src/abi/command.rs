@@ -3,7 +3,8 @@
 //! entries instead of trusting them.
 
 use super::codes::codes;
-use super::{NO_TAG, NO_WINDOW, TAGS};
+use super::context::{CommSync, CommSyncKind};
+use super::{MAX_COMMS, NO_TAG, NO_WINDOW, TAGS};
 use bytemuck::{Pod, Zeroable};
 
 codes! {
@@ -21,6 +22,9 @@ codes! {
         Barrier = 10 => "world barrier",
         WindowExchange = 11 => "window exchange",
         PutInline = 12 => "inline put",
+        CommSync = 13 => "communicator sync",
+        CommTable = 14 => "communicator table",
+        CommTableFree = 15 => "communicator table free",
     }
 }
 
@@ -56,6 +60,7 @@ impl Command {
 
 const _: () = assert!(core::mem::size_of::<Command>() == 64);
 const _: () = assert!(core::mem::size_of::<Transfer>() <= Command::PAYLOAD);
+const _: () = assert!(core::mem::size_of::<CommSync>() <= Command::PAYLOAD);
 
 /// What a rank asks its host to move for it (the payload of a transfer
 /// command).
@@ -165,6 +170,30 @@ pub enum Request {
     Barrier,
     /// The exchange of a window's entries.
     WindowExchange(u32),
+    /// Space for a communicator's part of slot `slot`'s table: `len`
+    /// entries; the reply is its start, or `u32::MAX` when there is none.
+    CommTable {
+        /// The slot.
+        slot: u32,
+        /// Entries.
+        len: u32,
+    },
+    /// Gives back a part of slot `slot`'s table.
+    CommTableFree {
+        /// The slot.
+        slot: u32,
+        /// Its start.
+        offset: u32,
+        /// Its entries.
+        len: u32,
+    },
+    /// A communicator's step through the hosts.
+    CommSync {
+        /// The communicator's context id.
+        context: u32,
+        /// Which communicator, and what to do.
+        sync: CommSync,
+    },
 }
 
 /// Why a command could not be decoded.
@@ -241,6 +270,37 @@ impl Command {
             }
             Op::Barrier => Request::Barrier,
             Op::WindowExchange => Request::WindowExchange(self.arg),
+            Op::CommTable | Op::CommTableFree => {
+                let words: [u32; 2] = bytemuck::pod_read_unaligned(&self.payload[..8]);
+                if self.arg < 2 || self.arg as usize >= MAX_COMMS {
+                    return Err(bad("communicator table of a slot out of range"));
+                }
+                match op {
+                    Op::CommTable => Request::CommTable {
+                        slot: self.arg,
+                        len: words[0],
+                    },
+                    _ => Request::CommTableFree {
+                        slot: self.arg,
+                        offset: words[0],
+                        len: words[1],
+                    },
+                }
+            }
+            Op::CommSync => {
+                let sync: CommSync =
+                    bytemuck::pod_read_unaligned(&self.payload[..core::mem::size_of::<CommSync>()]);
+                if CommSyncKind::from_u32(sync.kind).is_none() {
+                    return Err(bad("unknown communicator sync kind"));
+                }
+                if sync.slot as usize >= MAX_COMMS || sync.reps == 0 || sync.reps > sync.size {
+                    return Err(bad("communicator sync of a slot or size out of range"));
+                }
+                Request::CommSync {
+                    context: self.arg,
+                    sync,
+                }
+            }
         })
     }
 }

@@ -4,7 +4,12 @@
 use super::codes::codes;
 use super::command::{Command, Reply};
 use super::records::{ErrorRecord, MatchRecord, WaitStatus, WindowEntry};
-use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, TAGS};
+use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, TAGS};
+
+/// Entries of each slot's communicator table per world rank: the parts of
+/// the live communicators of a slot (disjoint sets of ranks) hold at most
+/// two entries per world rank, and the rest leaves room between them.
+pub const TABLE_SPAN: usize = 4;
 use bytemuck::{Pod, Zeroable};
 
 /// Index of device rank `dev`'s counter of `tag` in a `[ranks][TAGS]`
@@ -23,11 +28,86 @@ pub const fn mailbox_offset(ranks: u32) -> u64 {
 }
 
 /// Byte offset of device rank `dev`'s mailbox word of step `step` of
-/// parity `parity`, from the start of the mailboxes.
+/// parity `parity` of communicator slot `slot`, from the start of the
+/// mailboxes.
 #[inline(always)]
-pub const fn mailbox_slot(dev: u32, parity: u32, step: u32) -> u64 {
-    let word = dev as usize * MAILBOX_WORDS + parity as usize * MAILBOX_STEPS + step as usize;
+pub const fn mailbox_slot(dev: u32, slot: u32, parity: u32, step: u32) -> u64 {
+    let word = dev as usize * MAILBOX_WORDS
+        + (slot as usize * 2 + parity as usize) * MAILBOX_STEPS
+        + step as usize;
     word as u64 * 8
+}
+
+/// What one rank brings to a `split`: written to the run's exchange
+/// (`RankContext::split_entry`), read by every rank of the communicator
+/// being split.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SplitEntry {
+    /// Its color (`u32::MAX`: in no new communicator).
+    pub color: u32,
+    /// Its key: new ranks are ordered by key, then by old rank.
+    pub key: u32,
+    /// The lowest context id it may use for a new communicator.
+    pub next_context: u32,
+    /// The communicator slots it has in use, one bit each.
+    pub live: u32,
+}
+
+/// One rank's communicator made by `split` or `dup`, as the rank sees it:
+/// kept in device memory, so that a window can find its communicator.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CommRecord {
+    /// Context id (0: the slot is free).
+    pub context: u32,
+    /// The rank's index in it.
+    pub rank: u32,
+    /// Its ranks.
+    pub size: u32,
+    /// The start of its part of its slot's table: its ranks' world ranks,
+    /// then its representatives'.
+    pub offset: u32,
+    /// Its ranks on this device.
+    pub local: u32,
+    /// The lowest device rank among them.
+    pub lead: u32,
+    /// The processes holding its ranks.
+    pub reps: u32,
+    /// This device's index among them.
+    pub rep: u32,
+    /// Windows created on it so far (the next one's generation - 1).
+    pub windows: u32,
+    /// Reserved.
+    pub _pad: u32,
+}
+
+/// The payload of a communicator's step through the hosts (`Op::CommSync`,
+/// whose argument is the communicator's context id): which communicator,
+/// so that the host reads its ranks and processes from the tables.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CommSync {
+    /// [`CommSyncKind`].
+    pub kind: u32,
+    /// The communicator's slot.
+    pub slot: u32,
+    /// The start of its part of the slot's tables.
+    pub offset: u32,
+    /// Its ranks.
+    pub size: u32,
+    /// The processes holding its ranks.
+    pub reps: u32,
+    /// Reserved.
+    pub _pad: [u32; 3],
+}
+
+codes! {
+    /// What a communicator's step through the hosts does besides syncing.
+    CommSyncKind {
+        Barrier = 0 => "barrier",
+        Split = 1 => "split exchange",
+    }
 }
 
 /// Everything a rank kernel needs to find the runtime's memory. All
@@ -96,6 +176,20 @@ pub struct RankContext {
     /// device leaders alone: every process maps every other's memory, so
     /// no host carries data (written by the host, the same on every process).
     pub leader_barrier: u64,
+    /// `[MAX_COMMS][TABLE_SPAN * world_size]` communicator tables: per
+    /// slot, each communicator's part (given out by the host) holds the
+    /// world ranks of its ranks in rank order, then of its representatives
+    /// (each process's rank of lowest world rank) in process order.
+    pub comm_tables: u64,
+    /// `[MAX_COMMS][ranks]` barrier words of the communicators' members on
+    /// this device, indexed by the slot and the lowest such member.
+    pub comm_barriers: u64,
+    /// `[ranks][MAX_COMMS]` each rank's communicator in each slot (context
+    /// 0 when free).
+    pub comm_records: u64,
+    /// `[MAX_COMMS][world_size]` [`SplitEntry`]s, by the slot of the
+    /// communicator being split (filled by the hosts across processes).
+    pub comm_exchange: u64,
 }
 
 impl RankContext {
@@ -111,11 +205,40 @@ impl RankContext {
         (self.remote_notifications as *mut u32).wrapping_add(counter_index(dev, tag))
     }
 
-    /// This device's rank `dev`'s mailbox word of `step` and `parity`.
+    /// This device's rank `dev`'s mailbox word of `step` and `parity` of
+    /// communicator slot `slot`.
     #[inline(always)]
-    pub fn mailbox(&self, dev: u32, parity: u32, step: u32) -> *mut u64 {
-        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, parity, step);
+    pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
+        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
         (self.local_notifications + offset) as *mut u64
+    }
+
+    /// Entry `i` of slot `slot`'s table.
+    #[inline(always)]
+    pub fn comm_table(&self, slot: u32, i: u32) -> *mut u32 {
+        let index = slot as usize * TABLE_SPAN * self.world_size as usize + i as usize;
+        (self.comm_tables as *mut u32).wrapping_add(index)
+    }
+
+    /// The barrier word of slot `slot` whose lowest member here is `lead`.
+    #[inline(always)]
+    pub fn comm_barrier(&self, slot: u32, lead: u32) -> *mut u32 {
+        let index = slot as usize * self.ranks as usize + lead as usize;
+        (self.comm_barriers as *mut u32).wrapping_add(index)
+    }
+
+    /// Device rank `dev`'s communicator in slot `slot`.
+    #[inline(always)]
+    pub fn comm_record(&self, dev: u32, slot: u32) -> *mut CommRecord {
+        let index = dev as usize * MAX_COMMS + slot as usize;
+        (self.comm_records as *mut CommRecord).wrapping_add(index)
+    }
+
+    /// World rank `world`'s split entry for a split of slot `slot`.
+    #[inline(always)]
+    pub fn split_entry(&self, slot: u32, world: u32) -> *mut SplitEntry {
+        let index = slot as usize * self.world_size as usize + world as usize;
+        (self.comm_exchange as *mut SplitEntry).wrapping_add(index)
     }
 
     /// World rank `world`'s entry of window `id`.
@@ -227,11 +350,11 @@ pub struct Peer {
 }
 
 impl Peer {
-    /// Its device rank `dev`'s mailbox word of `step` and `parity`, mapped
-    /// here (direct route only).
+    /// Its device rank `dev`'s mailbox word of `step` and `parity` of
+    /// communicator slot `slot`, mapped here (direct route only).
     #[inline(always)]
-    pub fn mailbox(&self, dev: u32, parity: u32, step: u32) -> *mut u64 {
-        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, parity, step);
+    pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
+        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
         (self.notifications + offset) as *mut u64
     }
 

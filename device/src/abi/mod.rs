@@ -14,7 +14,10 @@ pub mod context;
 pub mod records;
 
 pub use command::{Command, DecodeError, LogArg, Op, Reply, Request, Transfer, INLINE};
-pub use context::{counter_index, mailbox_offset, mailbox_slot, Peer, RankContext, Route};
+pub use context::{
+    counter_index, mailbox_offset, mailbox_slot, CommRecord, CommSync, CommSyncKind, Peer,
+    RankContext, Route, SplitEntry, TABLE_SPAN,
+};
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, WaitStatus, WindowEntry, STATUS_FINISHED,
 };
@@ -28,17 +31,26 @@ pub const TAGS: u32 = 512;
 pub const MAX_WINDOWS: usize = 32;
 /// Words of a rank's record in a collective's slots (`RankContext::collective_slots`).
 pub const SLOT_WORDS: usize = 4;
-/// Steps of a collective between devices that a call may take (recursive
-/// doubling over up to 2^30 processes, plus its folding steps).
-pub const MAILBOX_STEPS: usize = 32;
-/// Words of each rank's mailbox: one per step of each of two parities.
-pub const MAILBOX_WORDS: usize = 2 * MAILBOX_STEPS;
+/// Communicators live at once on a device: the world, the device and up
+/// to `MAX_COMMS - 2` made by `split` or `dup`. A communicator has the same
+/// slot on every process that holds one of its ranks.
+pub const MAX_COMMS: usize = 16;
+/// Steps of a collective between devices that a call may take: recursive
+/// doubling over up to 64 devices plus its two folding steps.
+pub const MAILBOX_STEPS: usize = 8;
+/// The most processes a collective or a split between devices may span.
+pub const MAX_SPANNED: u32 = 64;
+/// Words of each rank's mailbox: one per step of each of two parities of
+/// each communicator slot.
+pub const MAILBOX_WORDS: usize = MAX_COMMS * 2 * MAILBOX_STEPS;
 /// [`Transfer::window`] of a write to the target's mailbox: the library's
 /// own memory, set up by the host for the run (not a user window).
 pub const MAILBOX_WINDOW: u32 = u32::MAX - 1;
-/// The first reserved tag, of a collective step between devices: parity
-/// `p`, step `s` notifies `COLLECTIVE_TAGS + p * MAILBOX_STEPS + s`.
+/// The first reserved tag, of a collective step between devices: slot `c`,
+/// parity `p`, step `s` notifies
+/// `COLLECTIVE_TAGS + (c * 2 + p) * MAILBOX_STEPS + s`.
 pub const COLLECTIVE_TAGS: u32 = USER_TAGS;
+const _: () = assert!(COLLECTIVE_TAGS as usize + MAX_COMMS * 2 * MAILBOX_STEPS <= TAGS as usize);
 /// Records in each rank's matching log (notifications on matched windows).
 pub const MATCH_LOG: usize = 128;
 /// [`Transfer::window`] of a notification without a window.
@@ -54,4 +66,6 @@ pub mod contexts {
     pub const WORLD: u32 = 0;
     /// The ranks of one device.
     pub const DEVICE: u32 = 1;
+    /// The first context id of a communicator made by `split` or `dup`.
+    pub const FIRST_SPLIT: u32 = 2;
 }

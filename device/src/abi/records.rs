@@ -20,12 +20,12 @@ pub struct WindowEntry {
     /// reused is told from the new window's.
     pub generation: u32,
     /// Context id of the window's communicator.
-    pub comm: u16,
+    pub comm: u32,
     /// [`Route`](super::Route) to this entry's memory: its base is an
     /// address on this device (local, direct) or the owner's (host).
-    pub route: u16,
+    pub route: u8,
     /// 1 while the window is live.
-    pub live: u16,
+    pub live: u8,
     /// 1 for a matched window: its notifications go to the matching log.
     pub matched: u16,
 }
@@ -106,6 +106,9 @@ codes! {
         Allreduce = 14 => "allreduce",
         Bcast = 15 => "bcast",
         AllreduceInto = 16 => "allreduce_into",
+        CommSplit = 17 => "comm_split",
+        CommDup = 18 => "comm_dup",
+        CommFree = 19 => "comm_free",
     }
 }
 
@@ -128,5 +131,9 @@ codes! {
         StaleWindow = 12 => "window handle of a freed window",
         CollectiveAcrossProcesses = 13 => "collective across processes",
         LengthMismatch = 14 => "collective buffers of different lengths",
+        TooManyComms = 15 => "too many communicators",
+        CommNotLive = 16 => "communicator not live",
+        TooManyProcesses = 17 => "collective across too many processes",
+        ColorReserved = 18 => "color reserved",
     }
 }

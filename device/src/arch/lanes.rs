@@ -20,7 +20,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// Stack of one emulated thread: rank bodies in debug builds use deep
 /// frames. Reserved address space, touched only as far as it is used.
-const LANE_STACK: usize = 256 * 1024;
+const LANE_STACK: usize = 1024 * 1024;
 
 /// Where a thread stands when it stops for the others.
 #[derive(Clone, Copy, PartialEq, Debug)]

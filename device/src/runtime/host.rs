@@ -127,7 +127,13 @@ impl Runtime {
     /// Sends `op` to the host and waits for its reply; returns the value.
     #[inline(always)]
     pub fn host_call(&mut self, block: &mut Block, op: Op, arg: u32) -> u32 {
-        self.host_send(block, op, arg, &[]);
+        self.host_call_with(block, op, arg, &[])
+    }
+
+    /// [`host_call`](Self::host_call) with a payload.
+    #[inline(always)]
+    pub fn host_call_with(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) -> u32 {
+        self.host_send(block, op, arg, payload);
         let expected = self.host.replies_seen.wrapping_add(1);
         self.host.replies_seen = expected;
         let reply = self.ctx().reply(block.id());

@@ -1,7 +1,8 @@
 //! The step between devices of a collective over a communicator that spans
-//! processes. Each process's leader (its device rank 0) exchanges one word
-//! per step with other leaders: the word goes into the target's mailbox
-//! (`RankContext::mailbox`), with a reserved tag per step and parity. A GPU
+//! processes. Each process's leader (the communicator's lowest rank there,
+//! its representative) exchanges one word per step with other leaders:
+//! the word goes into the target's mailbox (`RankContext::mailbox`), with
+//! a reserved tag per communicator slot, parity and step. A GPU
 //! whose memory is mapped here is written directly (one store and one
 //! system-scoped release); any other process through the hosts, the word
 //! inline in the command.
@@ -12,9 +13,12 @@
 //! Every algorithm here makes each leader's result depend on every other
 //! leader's arrival, so a leader can be at most one call ahead of any other:
 //! two parities of mailboxes and tags keep a message of call c + 1 from
-//! being taken for one of call c. Each leader combines in the same order
-//! (lower process first), so every leader gets the same bits.
+//! being taken for one of call c; each communicator slot has its own, so a
+//! rank that leads several communicators keeps their messages apart. Each
+//! leader combines in the same order (lower process first), so every
+//! leader gets the same bits.
 
+use super::comm::Comm;
 use super::host::post;
 use super::notify::{direct_scope, init_consumed, try_consume};
 use super::route::process_index;
@@ -27,23 +31,27 @@ use crate::abi::{
 use crate::arch::{self, Ordering, Scope};
 use crate::block::{Block, ReduceOp, Reducible};
 
-/// The parity of the leaders' next exchange. Only collectives between
-/// processes flip it, so it is the same on every leader for every call.
+/// The parity of each communicator slot's next exchange between leaders,
+/// one bit per slot. Only collectives between processes flip it, so it is
+/// the same on every leader of a communicator for every call.
 #[derive(Default)]
 pub(crate) struct Leaders {
-    parity: u32,
+    pub parity: u32,
 }
 
-/// The tag of `step` of `parity`.
+/// The tag of `step` of `parity` of communicator slot `slot`.
 #[inline(always)]
-fn tag(parity: u32, step: u32) -> u32 {
-    COLLECTIVE_TAGS + parity * MAILBOX_STEPS as u32 + step
+fn tag(slot: u32, parity: u32, step: u32) -> u32 {
+    COLLECTIVE_TAGS + (slot * 2 + parity) * MAILBOX_STEPS as u32 + step
 }
 
 /// What the leader's thread needs for one exchange.
 struct Leader<'a> {
+    rt: &'a Runtime,
     ctx: &'a RankContext,
-    /// This process, the process count, the exchange's parity.
+    comm: Comm,
+    /// This leader's device rank, its index among the leaders, their count.
+    dev: u32,
     me: u32,
     processes: u32,
     parity: u32,
@@ -53,27 +61,29 @@ struct Leader<'a> {
 }
 
 impl Leader<'_> {
-    /// Writes `word` into step `step`'s mailbox of process `to`'s leader
-    /// and notifies it. `None` if the run was aborted.
+    /// Writes `word` into step `step`'s mailbox of leader `to` and
+    /// notifies it. `None` if the run was aborted.
     #[inline(always)]
     fn send(&mut self, to: u32, step: u32, word: u64) -> Option<()> {
-        // SAFETY: `to` is a process of the job, so in the peer table.
-        let peer = unsafe { *self.ctx.peer(to) };
-        let tag = tag(self.parity, step);
+        let world = self.rt.rep_world_rank(self.comm, to);
+        // SAFETY: `world` is a rank of the job, so its process is in the table.
+        let peer = unsafe { *self.ctx.peer(process_index(self.ctx, world)) };
+        let (slot, tag) = (self.comm.slot, tag(self.comm.slot, self.parity, step));
         let Some(scope) = direct_scope(peer.route()) else {
             let transfer = Transfer {
-                target: peer.first,
+                target: world,
                 window: MAILBOX_WINDOW,
-                offset: mailbox_slot(0, self.parity, step),
+                offset: mailbox_slot(0, slot, self.parity, step),
                 local: word,
                 bytes: 8,
             };
             let first = core::mem::replace(&mut self.first_send, false);
             let command = (Op::PutInline, tag, bytemuck::bytes_of(&transfer));
-            return post(self.ctx, 0, first, command).then_some(());
+            return post(self.ctx, self.dev, first, command).then_some(());
         };
-        let slot = peer.mailbox(0, self.parity, step);
-        let counter = (peer.notifications as *mut u32).wrapping_add(counter_index(0, tag));
+        let dev = world - peer.first;
+        let slot = peer.mailbox(dev, slot, self.parity, step);
+        let counter = (peer.notifications as *mut u32).wrapping_add(counter_index(dev, tag));
         // SAFETY: the target leader's mailbox and counter, mapped here for the run.
         unsafe {
             arch::store_relaxed(slot, word, scope);
@@ -85,13 +95,15 @@ impl Leader<'_> {
     /// Waits for step `step`'s word from another leader and returns it.
     #[inline(always)]
     fn recv(&mut self, step: u32) -> Option<u64> {
-        let (ctx, tag) = (self.ctx, tag(self.parity, step));
-        poll(ctx, ctx.status(0), self.call, [tag, 1, 0], || {
-            try_consume(ctx, 0, tag, 1)
+        let (ctx, dev, slot) = (self.ctx, self.dev, self.comm.slot);
+        let tag = tag(slot, self.parity, step);
+        poll(ctx, ctx.status(dev), self.call, [tag, 1, 0], || {
+            try_consume(ctx, dev, tag, 1)
         })?;
+        let at = ctx.mailbox(dev, slot, self.parity, step);
         // SAFETY: this leader's mailbox; the counter's acquire ordered the
         // sender's store (or the host's copy) before this load.
-        Some(unsafe { arch::load_relaxed(ctx.mailbox(0, self.parity, step), Scope::System) })
+        Some(unsafe { arch::load_relaxed(at, Scope::System) })
     }
 
     /// Recursive doubling of `value` with `O`, the processes beyond the
@@ -142,28 +154,35 @@ impl Leader<'_> {
 }
 
 impl Runtime {
-    /// Runs `exchange` on the first thread of the leader (device rank 0,
-    /// whose every thread calls this) and gives its word to every thread.
+    /// Runs `exchange` on the first thread of `comm`'s leader here (its
+    /// lowest rank on this device, whose every thread calls this) and gives
+    /// its word to every thread.
     #[inline(always)]
     fn on_leader(
         &mut self,
         block: &mut Block,
+        comm: Comm,
         call: Call,
         exchange: impl FnOnce(&mut Leader) -> Option<u64>,
     ) -> u64 {
         let ctx = *self.ctx();
-        let parity = self.leaders.parity;
-        self.leaders.parity ^= 1;
+        let parity = (self.leaders.parity >> comm.slot) & 1;
+        self.leaders.parity ^= 1 << comm.slot;
         let setup = self.counters.first_use();
         let first_send = self.host.first_send();
+        let me = self.rep_index(comm);
+        let rt = &*self;
         let word = block.single(|_| {
             if setup {
                 init_consumed(ctx.notification_start);
             }
             let mut leader = Leader {
+                rt,
                 ctx: &ctx,
-                me: process_index(&ctx, ctx.world_first),
-                processes: ctx.processes,
+                comm,
+                dev: comm.rec.lead,
+                me,
+                processes: comm.rec.reps,
                 parity,
                 call,
                 first_send,
@@ -179,15 +198,16 @@ impl Runtime {
     }
 
     /// Every leader's `value` combined with `O`, on every thread of the
-    /// leader (device rank 0).
+    /// leader (`comm`'s lowest rank here).
     #[inline(always)]
     pub fn leaders_allreduce<T: Reducible, O: ReduceOp<T>>(
         &mut self,
         block: &mut Block,
+        comm: Comm,
         call: Call,
         value: T,
     ) -> T {
-        let word = self.on_leader(block, call, |l| {
+        let word = self.on_leader(block, comm, call, |l| {
             l.allreduce::<T, O>(value).map(Reducible::to_word)
         });
         T::from_word(word)
@@ -195,7 +215,7 @@ impl Runtime {
 
     /// Returns on the leader once every leader has called it.
     #[inline(always)]
-    pub fn leaders_barrier(&mut self, block: &mut Block) {
-        self.on_leader(block, Call::Barrier, |l| l.barrier().map(|_| 0));
+    pub fn leaders_barrier(&mut self, block: &mut Block, comm: Comm) {
+        self.on_leader(block, comm, Call::Barrier, |l| l.barrier().map(|_| 0));
     }
 }

@@ -21,6 +21,7 @@ mod matching;
 mod notify;
 mod rma;
 mod route;
+mod split;
 mod sync;
 mod wait;
 mod window;
@@ -43,6 +44,7 @@ pub(crate) struct Runtime {
     tests: wait::PollStreak,
     collectives: collective::Collectives,
     leaders: leaders::Leaders,
+    comms: comm::Comms,
 }
 
 impl Runtime {
@@ -59,6 +61,7 @@ impl Runtime {
             tests: wait::PollStreak::default(),
             collectives: collective::Collectives::default(),
             leaders: leaders::Leaders::default(),
+            comms: comm::Comms::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 //! World ranks are numbered process by process; each process knows the
 //! first world rank and the rank count of every process (`peers`).
 
-use super::comm::{Comm, CommKind};
+use super::comm::Comm;
 use super::Runtime;
 use crate::abi::{Call, Fault, Peer, RankContext, Route};
 use crate::block::Block;
@@ -67,11 +67,8 @@ impl Runtime {
                 [target as u64, comm.size() as u64, 0, 0],
             );
         }
+        let world = self.world_rank(comm, target);
         let ctx = self.ctx();
-        let world = match comm.kind() {
-            CommKind::Device => ctx.world_first + target,
-            CommKind::World => target,
-        };
         let dev = world.wrapping_sub(ctx.world_first);
         if dev < ctx.ranks {
             return Place {

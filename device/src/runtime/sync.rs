@@ -1,8 +1,8 @@
 //! Barriers over a communicator, host-measured timers and device timestamps.
 
-use super::comm::Comm;
+use super::comm::{Comm, CommKind};
 use super::Runtime;
-use crate::abi::{Call, Op};
+use crate::abi::{Call, CommSync, CommSyncKind, Op};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
@@ -21,21 +21,52 @@ impl Runtime {
     /// access they carried before it.
     #[inline(always)]
     pub fn barrier(&mut self, block: &mut Block, comm: Comm) {
+        self.check_comm(block, Call::Barrier, comm);
+        self.local_barrier(block, comm, Call::Barrier);
         if !self.spans_processes(comm) {
-            return self.device_barrier(block);
+            return;
         }
-        self.device_barrier(block);
-        if block.id() == 0 {
+        if block.id() == comm.rec.lead {
             // SAFETY: the flag lives for the run; the host clears it (before
             // the window exchange that makes a route go through it ends).
             let direct = unsafe { arch::load_relaxed(self.ctx().leader_barrier(), Scope::System) };
             if direct != 0 {
-                self.leaders_barrier(block);
-            } else {
+                self.leaders_barrier(block, comm);
+            } else if comm.kind == CommKind::World {
                 self.host_call(block, Op::Barrier, 0);
+            } else {
+                self.comm_sync(block, comm, CommSyncKind::Barrier);
             }
         }
-        self.device_barrier(block);
+        self.local_barrier(block, comm, Call::Barrier);
+    }
+
+    /// Asks the host to sync with the hosts of the other processes holding
+    /// ranks of `comm` (and do `kind`), and waits for its reply: called by
+    /// `comm`'s lowest rank on this device.
+    #[inline(always)]
+    pub fn comm_sync(&mut self, block: &mut Block, comm: Comm, kind: CommSyncKind) {
+        let sync = CommSync {
+            kind: kind as u32,
+            slot: comm.slot,
+            offset: comm.rec.offset,
+            size: comm.rec.size,
+            reps: comm.rec.reps,
+            _pad: [0; 3],
+        };
+        let arg = comm.context();
+        self.host_call_with(block, Op::CommSync, arg, bytemuck::bytes_of(&sync));
+    }
+
+    /// Waits until every rank of `comm` on this device has called it.
+    #[inline(always)]
+    pub fn local_barrier(&mut self, block: &mut Block, comm: Comm, call: Call) {
+        if comm.kind == CommKind::Split {
+            let word = self.ctx().comm_barrier(comm.slot, comm.rec.lead);
+            self.counted_barrier(block, call, word, comm.rec.local)
+        } else {
+            self.device_barrier_as(block, call)
+        }
     }
 
     /// A world-wide step done by the hosts: every rank of this device
@@ -60,14 +91,19 @@ impl Runtime {
     /// as part of `call`.
     #[inline(always)]
     pub fn device_barrier_as(&mut self, block: &mut Block, call: Call) {
+        let (word, _) = self.ctx().barrier();
+        let ranks = self.ctx().ranks;
+        self.counted_barrier(block, call, word, ranks)
+    }
+
+    /// Waits until `ranks` ranks of this device have arrived at `word`.
+    #[inline(always)]
+    fn counted_barrier(&mut self, block: &mut Block, call: Call, word: *mut u32, ranks: u32) {
         block.sync(); // Every thread's writes precede the leader's arrival.
-        let ctx = self.ctx();
-        let ranks = ctx.ranks;
-        // One word: the low 31 bits count arrivals, the top bit flips when
-        // all have arrived (as cooperative groups' grid barrier does). The
-        // arrival's atomic returns the phase to wait out, so no separate
-        // load of a generation precedes it.
-        let (word, _) = ctx.barrier();
+                      // One word: the low 31 bits count arrivals, the top bit flips when
+                      // all have arrived (as cooperative groups' grid barrier does). The
+                      // arrival's atomic returns the phase to wait out, so no separate
+                      // load of a generation precedes it.
         let mut phase: Option<u32> = None;
         self.wait_until(block, call, [ranks, 0, 0], || {
             // SAFETY: the barrier word lives for the whole run.

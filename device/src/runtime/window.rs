@@ -1,7 +1,7 @@
 //! Windows: memory that ranks of a communicator expose to each other,
 //! created collectively. Typed: offsets and counts are in elements.
 
-use super::comm::Comm;
+use super::comm::{Comm, CommKind};
 use super::route::Place;
 use super::Runtime;
 use crate::abi::{Call, Fault, Op, WindowEntry, MAX_WINDOWS};
@@ -15,6 +15,7 @@ use core::marker::PhantomData;
 pub struct Window<T> {
     pub(crate) id: u32,
     pub(crate) context: u32,
+    pub(crate) slot: u32,
     pub(crate) generation: u32,
     pub(crate) matched: bool,
     _marker: PhantomData<*mut T>,
@@ -73,7 +74,7 @@ fn handle_fault<T>(
     let (id, target) = (win.id as u64, target as u64);
     if entry.live == 0 {
         (Fault::WindowNotLive, [id, 1, target, 0])
-    } else if entry.comm as u32 != win.context {
+    } else if entry.comm != win.context {
         let values = [id, entry.comm as u64, win.context as u64, target];
         (Fault::WrongCommunicator, values)
     } else if entry.generation != win.generation {
@@ -122,6 +123,16 @@ impl Runtime {
             ];
             self.fail(block, Call::WinCreate, Fault::WindowMisaligned, values);
         }
+        self.check_comm(block, Call::WinCreate, comm);
+        if comm.kind() == CommKind::Split && self.spans_processes(comm) {
+            let values = [comm.size() as u64, comm.processes() as u64, 0, 0];
+            self.fail(
+                block,
+                Call::WinCreate,
+                Fault::CollectiveAcrossProcesses,
+                values,
+            );
+        }
         if matched && self.spans_processes(comm) {
             self.fail(
                 block,
@@ -140,19 +151,32 @@ impl Runtime {
         };
         let elem = core::mem::size_of::<T>().max(1);
         let slot = self.own_entry(block, id);
-        let created = if comm.context() == crate::abi::contexts::WORLD {
-            &mut self.windows.created_world
-        } else {
-            &mut self.windows.created_device
+        let generation = match comm.kind() {
+            CommKind::World => {
+                self.windows.created_world = self.windows.created_world.wrapping_add(1);
+                self.windows.created_world
+            }
+            CommKind::Device => {
+                self.windows.created_device = self.windows.created_device.wrapping_add(1);
+                self.windows.created_device
+            }
+            CommKind::Split => {
+                let at = self.ctx().comm_record(block.id(), comm.slot);
+                // SAFETY: this rank's own record; its leader alone reads and
+                // writes it, and hands the count to every thread.
+                block.single(|_| unsafe {
+                    let n = (*at).windows.wrapping_add(1);
+                    (*at).windows = n;
+                    n
+                })
+            }
         };
-        *created = created.wrapping_add(1);
-        let generation = *created;
         let entry = WindowEntry {
             base: base as u64,
             bytes: mem.bytes() as u64,
             elem: elem as u32,
             generation,
-            comm: comm.context() as u16,
+            comm: comm.context(),
             route: 0,
             live: 1,
             matched: matched as u16,
@@ -167,6 +191,7 @@ impl Runtime {
         Window {
             id,
             context: comm.context(),
+            slot: comm.slot,
             generation,
             matched,
             _marker: PhantomData,
@@ -195,7 +220,7 @@ impl Runtime {
             };
             self.fail(block, Call::WinFree, fault, values);
         }
-        let comm = self.comm_of(block, win.context);
+        let comm = self.comm_of(block, Call::WinFree, win.context, win.slot);
         // Every rank is done with the window before it goes.
         self.barrier(block, comm);
         let slot = self.own_entry(block, win.id);
@@ -249,12 +274,12 @@ impl Runtime {
         count: usize,
     ) -> Target {
         self.check_live(block, call, win);
-        let comm = self.comm_of(block, win.context);
+        let comm = self.comm_of(block, call, win.context, win.slot);
         let place = self.locate(block, call, comm, target);
         // SAFETY: in the table.
         let entry = unsafe { *self.ctx().window_entry(win.id, place.world) };
         let size = core::mem::size_of::<T>().max(1) as u32;
-        if entry.comm as u32 != win.context
+        if entry.comm != win.context
             || entry.live == 0
             || entry.generation != win.generation
             || entry.elem != size

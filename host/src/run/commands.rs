@@ -1,6 +1,7 @@
 //! The host's answers to its ranks' commands: round trips, log messages,
 //! timers, and the accesses and world steps it does for them.
 
+use super::comm_memory::CommTables;
 use super::config::{RunReport, TimerRecord};
 use super::describe::format_log;
 use super::state::RunState;
@@ -18,6 +19,7 @@ pub(super) struct Services {
     partial: HashMap<u32, (Vec<u8>, Vec<LogArg>)>,
     replies: Vec<u32>,
     pub syncs: Syncs,
+    tables: CommTables,
 }
 
 impl Services {
@@ -33,6 +35,7 @@ impl Services {
             partial: HashMap::new(),
             replies: vec![0; state.ranks as usize],
             syncs: Syncs::default(),
+            tables: CommTables::new(state.world_size),
         }
     }
 
@@ -83,6 +86,16 @@ impl Services {
                 tracing::info!(target: "dcuda::rank", rank = who, "[rank {who}] {text}");
                 self.report.logs.push((rank, text));
             }
+            Request::CommTable { slot, len } => {
+                let offset = self.tables.take(slot, len).unwrap_or(u32::MAX);
+                self.reply(state, rank, offset);
+            }
+            Request::CommTableFree { slot, offset, len } => {
+                if !self.tables.give_back(slot, offset, len) {
+                    let what = format!("gave back entries {offset}..+{len} of communicator slot {slot}, which it was not given");
+                    return Err(self.bad(rank, what));
+                }
+            }
             Request::TimerStart(id) => {
                 self.timers.insert(id, Instant::now());
             }
@@ -108,6 +121,9 @@ impl Services {
                     Request::Notify { target, tag } => w.notify(rank, target, tag)?,
                     Request::Barrier => w.start_sync(&mut self.syncs, None)?,
                     Request::WindowExchange(id) => w.start_sync(&mut self.syncs, Some(id))?,
+                    Request::CommSync { context, sync } => {
+                        w.start_comm_sync(&mut self.syncs.comms, rank, context, sync)?
+                    }
                     _ => unreachable!("local requests are served above"),
                 }
             }

@@ -4,6 +4,7 @@
 //! (what the ranks ask of the host), [`watchdog`], and [`describe`] (the
 //! host's words for device records).
 
+mod comm_memory;
 mod commands;
 mod config;
 mod describe;

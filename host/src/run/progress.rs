@@ -86,6 +86,10 @@ fn serve(
                 services.reply(state, 0, 0);
                 progressed = true;
             }
+            for rank in w.poll_comm_syncs(&mut services.syncs.comms)? {
+                services.reply(state, rank, 0);
+                progressed = true;
+            }
             if peer_failure.is_none() {
                 if let Some(f) = w.failure() {
                     state.abort_run()?;

@@ -2,6 +2,7 @@
 //! replies and the context every rank reads. Allocated before the launch,
 //! dropped after the kernel ends.
 
+use super::comm_memory::CommMemory;
 use super::config::RunConfig;
 use crate::error::Result;
 use crate::memory::{DeviceBuffer, MappedBuffer};
@@ -9,7 +10,7 @@ use crate::runtime::Runtime;
 use crate::world::{RunMemory, World};
 use dcuda_device::abi::{
     Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
-    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, SLOT_WORDS, TAGS,
+    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -18,6 +19,7 @@ use std::sync::Arc;
 /// The runtime's memory for one run.
 pub(crate) struct RunState {
     pub ranks: u32,
+    pub world_size: u32,
     _local: DeviceBuffer<u32>,
     _remote: MappedBuffer<u32>,
     _host_done: MappedBuffer<u32>,
@@ -35,7 +37,7 @@ pub(crate) struct RunState {
     replies: MappedBuffer<u8>,
     _match_log: DeviceBuffer<u8>,
     _match_counters: DeviceBuffer<u32>,
-    _collective_slots: DeviceBuffer<u64>,
+    _comms: CommMemory,
     _leader_barrier: DeviceBuffer<u32>,
     pub context: DeviceBuffer<u8>,
     pub args: DeviceBuffer<u8>,
@@ -144,7 +146,15 @@ impl RunState {
         let replies = rt.alloc_mapped::<u8>(bytes::<Reply>(n))?;
         let match_log = rt.alloc::<u8>(bytes::<MatchRecord>(n * MATCH_LOG))?;
         let match_counters = rt.alloc::<u32>(2 * n)?;
-        let collective_slots = rt.alloc::<u64>(2 * n * SLOT_WORDS)?;
+        let firsts = match &world {
+            Some(w) => w.firsts.clone(),
+            None => vec![0, ranks],
+        };
+        let comms = CommMemory::new(rt, ranks, world_first, &firsts)?;
+        let addrs = comms.addrs();
+        if let Some(w) = &mut world {
+            w.attach_comms(addrs.tables, addrs.exchange);
+        }
         let context = RankContext {
             ranks,
             world_first,
@@ -170,8 +180,12 @@ impl RunState {
             peers: peers.addr(),
             host_done: host_done.device_ptr() as u64,
             remote_active: remote_active.addr(),
-            collective_slots: collective_slots.addr(),
+            collective_slots: addrs.collective_slots,
             leader_barrier: leader_barrier.addr(),
+            comm_tables: addrs.tables,
+            comm_barriers: addrs.barriers,
+            comm_records: addrs.records,
+            comm_exchange: addrs.exchange,
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -184,11 +198,12 @@ impl RunState {
             + windows.len()
             + match_log.len()
             + match_counters.len() * 4
-            + collective_slots.len() * 8;
+            + comms.bytes();
         let host =
             status.len() + ring.len() + replies.len() + remote.len() * 4 + host_done.len() * 4;
         let state = RunState {
             ranks,
+            world_size,
             _local: local,
             _remote: remote,
             _host_done: host_done,
@@ -206,7 +221,7 @@ impl RunState {
             replies,
             _match_log: match_log,
             _match_counters: match_counters,
-            _collective_slots: collective_slots,
+            _comms: comms,
             _leader_barrier: leader_barrier,
             context: context_buffer,
             args: args_buffer,

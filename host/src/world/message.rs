@@ -9,7 +9,7 @@
 
 use super::wire::{Reader, Writer};
 use crate::error::{Error, Result};
-use dcuda_device::abi::{WindowEntry, NO_TAG};
+use dcuda_device::abi::{SplitEntry, WindowEntry, NO_TAG};
 
 /// A window entry as sent at window exchange, with an IPC handle where the
 /// memory can be mapped by a peer.
@@ -69,6 +69,16 @@ pub(crate) enum Message<D> {
         sent: u64,
         window: Option<(u32, Vec<SharedEntry>)>,
     },
+    /// A communicator's sync between the processes holding its ranks
+    /// (its context and lowest representative's world rank name it), with
+    /// the sender's split entries at a split exchange.
+    CommSync {
+        context: u32,
+        lead: u32,
+        seq: u32,
+        sent: u64,
+        entries: Vec<(u32, SplitEntry)>,
+    },
     /// The sender failed.
     Abort(String),
 }
@@ -79,6 +89,7 @@ const GET_REPLY: u8 = 3;
 const SETUP: u8 = 10;
 const SYNC: u8 = 11;
 const ABORT: u8 = 12;
+const COMM_SYNC: u8 = 13;
 
 fn tag_word(tag: Option<u32>) -> u32 {
     tag.unwrap_or(NO_TAG)
@@ -144,6 +155,20 @@ impl Message<Vec<u8>> {
                     }
                 }
                 (SYNC, Vec::new(), w)
+            }
+            Message::CommSync {
+                context,
+                lead,
+                seq,
+                sent,
+                entries,
+            } => {
+                let w = Writer::default().u32(context).u32(lead).u32(seq).u64(sent);
+                let mut w = w.u32(entries.len() as u32);
+                for (world, e) in &entries {
+                    w = w.u32(*world).bytes(bytemuck::bytes_of(e));
+                }
+                (COMM_SYNC, Vec::new(), w)
             }
             Message::Abort(text) => (ABORT, Vec::new(), Writer::default().bytes(text.as_bytes())),
         };
@@ -237,6 +262,24 @@ impl<'a> Message<&'a [u8]> {
                     other => return Err(malformed(format!("sync flag {other}"))),
                 };
                 no_payload(Message::Sync { seq, sent, window })?
+            }
+            COMM_SYNC => {
+                let (context, lead, seq, sent) = (r.u32()?, r.u32()?, r.u32()?, r.u64()?);
+                let n = r.u32()? as usize;
+                let mut entries = Vec::with_capacity(n.min(fields.len()));
+                for _ in 0..n {
+                    let world = r.u32()?;
+                    let e = bytemuck::try_pod_read_unaligned(r.bytes()?)
+                        .map_err(|_| malformed("a split entry of the wrong size"))?;
+                    entries.push((world, e));
+                }
+                no_payload(Message::CommSync {
+                    context,
+                    lead,
+                    seq,
+                    sent,
+                    entries,
+                })?
             }
             ABORT => no_payload(Message::Abort(
                 String::from_utf8_lossy(r.bytes()?).into_owned(),

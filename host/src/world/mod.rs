@@ -11,6 +11,7 @@
 //! barrier is delivered when the barrier ends, whatever order the
 //! transport keeps between channels.
 
+mod comm_sync;
 mod message;
 mod receive;
 mod setup;
@@ -81,6 +82,9 @@ pub(crate) struct World {
     /// setup, dropped by all at once), and the device flag that says so.
     pub all_direct: AtomicBool,
     leader_barrier: u64,
+    /// Device addresses of the communicator tables and split exchange.
+    comm_tables: u64,
+    comm_exchange: u64,
 }
 
 impl World {
@@ -126,6 +130,13 @@ impl World {
         self.table = table;
         self.peers = peers;
         self.leader_barrier = leader_barrier;
+    }
+
+    /// Tells the world where the run put its communicator tables and
+    /// split exchange.
+    pub fn attach_comms(&mut self, tables: u64, exchange: u64) {
+        self.comm_tables = tables;
+        self.comm_exchange = exchange;
     }
 
     /// Records the first failure of the run.

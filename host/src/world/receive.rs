@@ -245,6 +245,7 @@ fn kind<D>(m: &Message<D>) -> &'static str {
         Message::GetReply { .. } => "get reply",
         Message::Setup(_) => "setup",
         Message::Sync { .. } => "sync",
+        Message::CommSync { .. } => "communicator sync",
         Message::Abort(_) => "abort",
     }
 }

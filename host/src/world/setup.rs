@@ -96,6 +96,8 @@ impl World {
             peers: 0,
             all_direct: AtomicBool::new(false),
             leader_barrier: 0,
+            comm_tables: 0,
+            comm_exchange: 0,
             job,
         };
         let mut world = world.choose_routes(&setups)?;

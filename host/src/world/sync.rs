@@ -2,6 +2,7 @@
 //! them. Non-blocking: the progress thread starts a sync and polls it while
 //! it keeps serving its ranks.
 
+use super::comm_sync::CommSyncs;
 use super::message::{Message, SharedEntry};
 use super::setup::peer_error;
 use super::World;
@@ -24,6 +25,8 @@ pub(crate) struct Syncs {
     /// The sync under way: its number, its window, and whether this
     /// process's entries of it include memory that cannot be mapped.
     pending: Option<(u32, Option<u32>, bool)>,
+    /// Syncs of communicators other than the world.
+    pub comms: CommSyncs,
 }
 
 /// Whether a window exchange includes memory no peer can map (so its
@@ -120,6 +123,15 @@ impl World {
                         .or_insert_with(|| (0..self.processes()).map(|_| None).collect());
                     slots[from as usize] = Some(Arrived { sent, window });
                 }
+                Message::CommSync {
+                    context,
+                    lead,
+                    seq,
+                    sent,
+                    entries,
+                } => syncs
+                    .comms
+                    .arrive(from, (context, lead, seq), sent, entries),
                 Message::Abort(text) => self.fail(from, text),
                 _ => {
                     return Err(peer_error(
@@ -189,7 +201,7 @@ impl World {
             let mut row = Vec::with_capacity(entries.len());
             for e in entries {
                 let mut entry = e.entry;
-                entry.route = route as u16;
+                entry.route = route as u8;
                 if let (Route::Direct, Some((handle, offset))) = (route, e.ipc) {
                     entry.base = self.map(p as u32, &handle)? + offset;
                 }
@@ -215,7 +227,7 @@ impl World {
         for id in 0..MAX_WINDOWS {
             let mut row = self.read_entries(id, first, ranks)?;
             for e in &mut row {
-                e.route = Route::Host as u16;
+                e.route = Route::Host as u8;
             }
             self.write_entries(id, first, &row)?;
         }

@@ -12,6 +12,7 @@
 //!    the others go on to a collective.
 //! 4. A per-thread clock read in uniform code.
 //! 5. Nothing wrong: a time-out with the rank's uniform clock.
+//! 6. A per-thread value smuggled out of a region, used as a split's color.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use dcuda_device::{arch, rank, rank_log, shared_array, DeviceSlice, Rank, Sum};
@@ -69,6 +70,13 @@ pub fn diverge(rank: &mut Rank, args: &DivergeArgs) {
         4 => {
             let started = arch::global_timer();
             while arch::global_timer() - started < 1000 {}
+        }
+        6 => {
+            let mut color = 0u32;
+            let smuggle = &mut color as *mut u32 as usize;
+            // SAFETY: each thread writes its own `color` (a deliberate misuse).
+            rank.threads(|t| unsafe { *(smuggle as *mut u32) = t.index() % 2 });
+            rank.comm_split(world, Some(color), 0);
         }
         _ => {
             // ANCHOR: timeout

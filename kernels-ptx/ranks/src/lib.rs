@@ -4,6 +4,7 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 pub mod collectives;
+pub mod comms;
 pub mod divergence;
 pub mod misuse;
 pub mod probe;

@@ -14,7 +14,9 @@ shared_array!(static STAGE: [u32; 4]);
 /// the library's reserved range, case 10 makes a window of shared memory,
 /// case 11 puts at an offset so large that adding the count wraps, case 12
 /// (only across processes) reduces slices over the world, case 13
-/// broadcasts from a root that does not exist.
+/// broadcasts from a root that does not exist, case 14 frees the world,
+/// case 15 uses a communicator it freed, case 16 splits with the reserved
+/// color.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -24,6 +26,8 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let win = rank.win_create(world, data);
     let freed = rank.win_create(rank.device(), data);
     rank.win_free(freed);
+    // Every rank alone in a communicator of its own.
+    let solo = rank.comm_split(rank.device(), Some(rank.id()), 0);
     if me == 1 {
         let src = args.out(rank.device().rank());
         match args.case {
@@ -53,6 +57,18 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             12 => rank.allreduce_into(world, src.slice(0..1), src.slice(0..1), Sum),
             13 => {
                 let _ = rank.bcast(rank.device(), 9, 1u32);
+            }
+            14 => rank.comm_free(world),
+            15 => {
+                if let Some(solo) = solo {
+                    rank.comm_free(solo);
+                    rank.barrier(solo);
+                }
+            }
+            16 => {
+                if let Some(solo) = solo {
+                    let _ = rank.comm_split(solo, Some(u32::MAX), 0);
+                }
             }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());

@@ -167,6 +167,45 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Splits of the world across processes, splits of those, device
+    /// splits with windows, and dups, freed and made again each round.
+    fn splits(&self) -> Check {
+        use dcuda_rank_kernels::comms::{SplitArgs, COMM_SPLITS, SPLIT_RESULTS};
+        let rounds = 16u32;
+        let win = self
+            .rt
+            .alloc::<u64>(self.ranks as usize)
+            .map_err(|e| e.to_string())?;
+        let out = self
+            .rt
+            .alloc::<u64>((self.ranks * rounds) as usize * SPLIT_RESULTS)
+            .map_err(|e| e.to_string())?;
+        let args = SplitArgs {
+            rounds,
+            win: win.slice(),
+            out: out.slice(),
+        };
+        let config = RunConfig::new(64).ranks(self.ranks);
+        // SAFETY: win holds a word per rank, out SPLIT_RESULTS per rank and round.
+        unsafe { self.module.run(&COMM_SPLITS, &config, &args) }.map_err(|e| e.to_string())?;
+        let out = out.download().map_err(|e| e.to_string())?;
+        for id in 0..self.ranks {
+            for round in 0..rounds {
+                let at = ((id * rounds + round) as usize) * SPLIT_RESULTS;
+                let want =
+                    dcuda_tests::split_expected(self.world, self.first, self.ranks, id, round);
+                if out[at..at + SPLIT_RESULTS] != want[..] {
+                    return Err(format!(
+                        "world rank {}, round {round}: got {:?}, want {want:?}",
+                        self.first + id,
+                        &out[at..at + SPLIT_RESULTS]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Timers and logs across processes: each host times the world-wide
     /// phase and prints its own ranks' messages, named by world rank.
     fn host_services(&self) -> Check {
@@ -372,6 +411,7 @@ fn main() {
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
             ("allreduce and bcast", Box::new(|| run.collectives())),
+            ("communicators", Box::new(|| run.splits())),
         ]
     };
     for (name, check) in checks {

@@ -50,6 +50,19 @@ fn round_trip(m: Message<Vec<u8>>) {
         },
         Message::Setup(s) => Message::Setup(s),
         Message::Sync { seq, sent, window } => Message::Sync { seq, sent, window },
+        Message::CommSync {
+            context,
+            lead,
+            seq,
+            sent,
+            entries,
+        } => Message::CommSync {
+            context,
+            lead,
+            seq,
+            sent,
+            entries,
+        },
         Message::Abort(t) => Message::Abort(t),
     };
     assert_eq!(owned, m);
@@ -122,6 +135,31 @@ fn every_kind_round_trips() {
                 },
             ],
         )),
+    });
+    round_trip(Message::CommSync {
+        context: 7,
+        lead: 3,
+        seq: 2,
+        sent: 11,
+        entries: vec![],
+    });
+    round_trip(Message::CommSync {
+        context: 40,
+        lead: 0,
+        seq: 0,
+        sent: 0,
+        entries: vec![
+            (
+                5,
+                SplitEntry {
+                    color: 1,
+                    key: 2,
+                    next_context: 3,
+                    live: 4,
+                },
+            ),
+            (6, SplitEntry::default()),
+        ],
     });
     round_trip(Message::Abort("process 3 failed".into()));
 }

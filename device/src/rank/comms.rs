@@ -1,0 +1,63 @@
+//! The communicator calls of [`Rank`]: making communicators from others
+//! and freeing them. Each is collective over the communicator it takes.
+
+use super::Rank;
+use crate::abi::Call;
+use crate::arch;
+use crate::runtime::Comm;
+
+impl Rank {
+    /// Splits `comm` into disjoint communicators, one per `color`, as
+    /// `MPI_Comm_split` does: every rank of `comm` calls it; the ranks that
+    /// pass the same `Some(color)` get one new communicator, ordered by
+    /// `key` and then by their rank in `comm`; a rank that passes `None`
+    /// joins none and gets `None`. Works inside one GPU and across
+    /// processes (at most 64); up to 14 communicators made this way may be
+    /// live on a rank at once. Colors are `0..u32::MAX`.
+    ///
+    /// A communicator spanning processes serves `barrier`, `allreduce` and
+    /// `bcast`; windows on it are not built yet (they fail with an error
+    /// naming the call). One inside a GPU serves every call.
+    #[inline(always)]
+    #[track_caller]
+    pub fn comm_split(&mut self, comm: Comm, color: Option<u32>, key: u32) -> Option<Comm> {
+        arch::block::enter_call(
+            "comm_split",
+            [
+                ("comm", comm.context() as u64),
+                ("color", color.map_or(u64::MAX, u64::from)),
+                ("key", key as u64),
+            ],
+        );
+        self.rt
+            .split(&mut self.block, Call::CommSplit, comm, color, key)
+    }
+
+    /// A new communicator with the ranks of `comm` in the same order, and
+    /// a context of its own: its windows, notifications and collectives
+    /// never mix with `comm`'s. Collective over `comm`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn comm_dup(&mut self, comm: Comm) -> Comm {
+        arch::block::enter_call("comm_dup", [("comm", comm.context() as u64)]);
+        let rank = comm.rank();
+        match self
+            .rt
+            .split(&mut self.block, Call::CommDup, comm, Some(0), rank)
+        {
+            Some(dup) => dup,
+            None => unreachable!("every rank passes color 0"),
+        }
+    }
+
+    /// Frees a communicator made by [`comm_split`](Self::comm_split) or
+    /// [`comm_dup`](Self::comm_dup), collectively over its ranks, once
+    /// every rank is done with it; a later use of it fails with an error.
+    /// The world and device communicators cannot be freed.
+    #[inline(always)]
+    #[track_caller]
+    pub fn comm_free(&mut self, comm: Comm) {
+        arch::block::enter_call("comm_free", [("comm", comm.context() as u64)]);
+        self.rt.free_comm(&mut self.block, comm)
+    }
+}

@@ -1,0 +1,93 @@
+//! Communicators made inside the kernel: splits of the world (across
+//! processes too), splits of those, splits of the device communicator with
+//! a window on them, and dups; every round frees what it made, so the
+//! slots are reused.
+
+use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
+
+/// Arguments of [`comm_splits`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SplitArgs {
+    /// Rounds (more than the 14 slots, so that freed slots are reused).
+    pub rounds: u32,
+    /// One element per rank: its window on the device split.
+    pub win: DeviceSlice<u64>,
+    /// Per rank and round, [`SPLIT_RESULTS`] words.
+    pub out: DeviceSlice<u64>,
+}
+
+/// Words per rank and round in [`SplitArgs::out`].
+pub const SPLIT_RESULTS: usize = 12;
+
+/// The color of world rank `w` in round `round` (`None`: no communicator).
+pub const fn split_color(w: u32, round: u32) -> Option<u32> {
+    if w % 5 == 4 {
+        None
+    } else {
+        Some((w + round) % 3)
+    }
+}
+
+// ANCHOR: splits
+#[rank]
+pub fn comm_splits(rank: &mut Rank, args: &SplitArgs) {
+    let world = rank.world();
+    let (w, size, id) = (world.rank(), world.size(), rank.id());
+    for round in 0..args.rounds {
+        let mut got = [u64::MAX; SPLIT_RESULTS];
+        // Reversed order: key size - w.
+        if let Some(c) = rank.comm_split(world, split_color(w, round), size - w) {
+            got[0] = c.rank() as u64;
+            got[1] = c.size() as u64;
+            got[2] = rank.allreduce(c, w, Sum) as u64;
+            got[3] = rank.bcast(c, 0, w) as u64;
+            got[4] = rank.allreduce(c, w, Max) as u64;
+            rank.barrier(c);
+            // A split of the split, in its order (every key the same).
+            let half = rank.comm_split(c, Some(c.rank() % 2), 0);
+            if let Some(d) = half {
+                got[5] = d.rank() as u64;
+                got[6] = d.size() as u64;
+                got[7] = rank.allreduce(d, w, Sum) as u64;
+                rank.comm_free(d);
+            }
+            rank.comm_free(c);
+        }
+        // Even and odd ranks of this device, each a ring with a window.
+        if let Some(e) = rank.comm_split(rank.device(), Some(id % 2), id) {
+            let mine = args.win.chunk(id as usize, 1);
+            let win = rank.win_create(e, mine);
+            let next = (e.rank() + 1) % e.size();
+            let src = args.out.chunk(
+                ((id * args.rounds + round) as usize) * SPLIT_RESULTS + 11,
+                1,
+            );
+            // SAFETY: one word of this rank's own results, sent from below.
+            rank.threads(|t| {
+                if t.index() == 0 {
+                    unsafe { src.write(0, w as u64) };
+                }
+            });
+            rank.put_notify(win, next, 0, src, 7);
+            rank.wait_notifications(7, 1);
+            rank.flush(win);
+            got[8] = rank.single(|_| unsafe { mine.read(0) });
+            got[9] = rank.allreduce(e, id, Sum) as u64;
+            rank.win_free(win);
+            rank.comm_free(e);
+        }
+        let dup = rank.comm_dup(world);
+        got[10] = rank.allreduce(dup, 1u32, Sum) as u64;
+        rank.comm_free(dup);
+        got[11] = w as u64;
+        let base = (id * args.rounds + round) as usize * SPLIT_RESULTS;
+        rank.threads(|t| {
+            if let Some(v) = got.get(t.index() as usize) {
+                // SAFETY: each thread writes its own word of this rank's round.
+                unsafe { args.out.write(base + t.index() as usize, *v) };
+            }
+        });
+    }
+}
+// ANCHOR_END: splits
