@@ -80,6 +80,22 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
       fail=$((fail + 1)); failed+=("nvshmem collectives build"); echo "FAIL nvshmem collectives build" | tee -a "$log"
     fi
   fi
+  # A large allreduce of each GPU's buffer: dcuda's rails against NCCL.
+  if [ "${SKIP_ALLREDUCE:-0}" != 1 ]; then
+    run "bench_world_allreduce" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world_allreduce --out "$out/bench"
+    sizes=$(grep -o "baseline sizes: .*" "$log" | tail -1 | cut -d: -f2)
+    nccl=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nccl"))' 2>/dev/null)
+    echo "--- NCCL from $nccl: $(ls "$nccl/lib" 2>/dev/null | tr '\n' ' ')" | tee -a "$log"
+    if nvcc -O2 -arch=sm_90 -I"$nccl/include" $(mpicc --showme:compile) baselines/nccl_allreduce.cu \
+        -o nccl_allreduce -L"$nccl/lib" -l:libnccl.so.2 $(mpicc --showme:link) \
+        -Xlinker -rpath -Xlinker "$nccl/lib" >>"$log" 2>&1; then
+      run "nccl allreduce baseline" bash -c "${mpirun_[*]} ./nccl_allreduce 20 5 $sizes > $out/bench/allreduce-nccl.csv"
+      run "allreduce table" bench/bench_world_allreduce --join "$out/bench"
+      sed -n '/^     bytes/,/^wrote/p' "$log" | tail -8
+    else
+      fail=$((fail + 1)); failed+=("nccl build"); echo "FAIL nccl build" | tee -a "$log"
+    fi
+  fi
 fi
 
 summary

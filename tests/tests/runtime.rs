@@ -252,7 +252,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
     let cases = [
         "rank 1: put: target rank 7 is out of range: the communicator has 4 ranks",
         "rank 1: put_notify: elements 15..17 are outside the target window of rank 0, which has 16 elements",
-        "rank 1: notify: tag 600 is out of range: tags are 0..256",
+        "rank 1: notify: tag 700 is out of range: tags are 0..256",
         "rank 1: get: window 1 is not live (never created, or freed)",
         "rank 1: wait_notifications: count 4294967295 exceeds the maximum 2147483647",
         "rank 1: flush: window 1 is not live (never created, or freed)",
@@ -260,7 +260,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         // 7, 8: only across processes (world_checks).
         "",
         "",
-        "rank 1: notify: tag 300 is reserved for the library's own traffic (256..512); user tags are 0..256",
+        "rank 1: notify: tag 300 is reserved for the library's own traffic (256..640); user tags are 0..256",
         "rank 1: win_create: window memory 0x",
         "rank 1: put: elements 18446744073709551615 (that is -1)..0 are outside the target window of rank 0, which has 16 elements",
         // 12: only across processes (world_checks).

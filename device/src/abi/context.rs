@@ -4,7 +4,7 @@
 use super::codes::codes;
 use super::command::{Command, Reply};
 use super::records::{ErrorRecord, MatchRecord, WaitStatus, WindowEntry};
-use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, TAGS};
+use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, STAGE_HALF, TAGS};
 
 /// Entries of each slot's communicator table per world rank: the parts of
 /// the live communicators of a slot (disjoint sets of ranks) hold at most
@@ -25,6 +25,14 @@ pub const fn counter_index(dev: u32, tag: u32) -> usize {
 #[inline(always)]
 pub const fn mailbox_offset(ranks: u32) -> u64 {
     counter_index(ranks, 0) as u64 * 4
+}
+
+/// Byte offset of the staging areas of a process with `ranks` ranks from
+/// its notification counters: `[ranks][2][STAGE_HALF]` bytes after the
+/// mailboxes, in the same allocation.
+#[inline(always)]
+pub const fn stage_offset(ranks: u32) -> u64 {
+    mailbox_offset(ranks) + (ranks as usize * MAILBOX_WORDS * 8) as u64
 }
 
 /// Byte offset of device rank `dev`'s mailbox word of step `step` of
@@ -234,6 +242,13 @@ impl RankContext {
         (self.comm_records as *mut CommRecord).wrapping_add(index)
     }
 
+    /// Half `half` of this device's rank `dev`'s staging area.
+    #[inline(always)]
+    pub fn stage(&self, dev: u32, half: u32) -> *mut u8 {
+        let offset = stage_offset(self.ranks) + ((dev * 2 + half) as usize * STAGE_HALF) as u64;
+        (self.local_notifications + offset) as *mut u8
+    }
+
     /// World rank `world`'s split entry for a split of slot `slot`.
     #[inline(always)]
     pub fn split_entry(&self, slot: u32, world: u32) -> *mut SplitEntry {
@@ -356,6 +371,14 @@ impl Peer {
     pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
         let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
         (self.notifications + offset) as *mut u64
+    }
+
+    /// Half `half` of its device rank `dev`'s staging area, mapped here
+    /// (direct route only).
+    #[inline(always)]
+    pub fn stage(&self, dev: u32, half: u32) -> *mut u8 {
+        let offset = stage_offset(self.ranks) + ((dev * 2 + half) as usize * STAGE_HALF) as u64;
+        (self.notifications + offset) as *mut u8
     }
 
     /// How to reach it (an unknown value goes through the host).

@@ -15,8 +15,8 @@ pub mod records;
 
 pub use command::{Command, DecodeError, LogArg, Op, Reply, Request, Transfer, INLINE};
 pub use context::{
-    counter_index, mailbox_offset, mailbox_slot, CommRecord, CommSync, CommSyncKind, Peer,
-    RankContext, Route, SplitEntry, TABLE_SPAN,
+    counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
+    Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
 };
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, WaitStatus, WindowEntry, STATUS_FINISHED,
@@ -26,7 +26,7 @@ pub use records::{
 pub const USER_TAGS: u32 = 256;
 /// All tags: `USER_TAGS..TAGS` are reserved for the library's own traffic
 /// (collectives, messages), so that it never collides with a user's.
-pub const TAGS: u32 = 512;
+pub const TAGS: u32 = 640;
 /// Windows live at once per rank.
 pub const MAX_WINDOWS: usize = 32;
 /// Words of a rank's record in a collective's slots (`RankContext::collective_slots`).
@@ -50,7 +50,16 @@ pub const MAILBOX_WINDOW: u32 = u32::MAX - 1;
 /// parity `p`, step `s` notifies
 /// `COLLECTIVE_TAGS + (c * 2 + p) * MAILBOX_STEPS + s`.
 pub const COLLECTIVE_TAGS: u32 = USER_TAGS;
-const _: () = assert!(COLLECTIVE_TAGS as usize + MAX_COMMS * 2 * MAILBOX_STEPS <= TAGS as usize);
+/// The first reserved tag of a vector exchange between devices: slot `c`
+/// announces room with `VECTOR_TAGS + 2 * c` and data with
+/// `VECTOR_TAGS + 2 * c + 1`.
+pub const VECTOR_TAGS: u32 = COLLECTIVE_TAGS + (MAX_COMMS * 2 * MAILBOX_STEPS) as u32;
+const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
+/// Bytes of each half of a rank's staging area, where another process's
+/// representative writes the pieces of a vector exchange.
+pub const STAGE_HALF: usize = 16 * 1024;
+/// [`Transfer::window`] of a write to the target's staging area.
+pub const STAGE_WINDOW: u32 = u32::MAX - 2;
 /// Records in each rank's matching log (notifications on matched windows).
 pub const MATCH_LOG: usize = 128;
 /// [`Transfer::window`] of a notification without a window.

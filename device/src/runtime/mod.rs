@@ -21,8 +21,10 @@ mod matching;
 mod notify;
 mod rma;
 mod route;
+mod slices;
 mod split;
 mod sync;
+mod vectors;
 mod wait;
 mod window;
 

@@ -58,9 +58,10 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::NotGlobal) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("window memory {a:#x} is not in global memory: shared memory belongs to one rank, and no other rank can reach it; make windows of device memory (a DeviceBuffer's slice)"),
         Some(Fault::NotGlobal) => format!("buffer {a:#x} of an access to rank {b} is not in global memory: the host moves data to and from other processes, and it can only reach global memory (not shared or local memory)"),
         Some(Fault::LengthMismatch) if c == u64::MAX => format!("the source has {a} elements and the destination {b}: they must be equally long"),
+        Some(Fault::LengthMismatch) if c == u64::MAX - 1 => format!("ranks of another process passed buffers of {b} elements, this rank of {a}: every rank must pass the same length"),
         Some(Fault::LengthMismatch) => format!("rank {c} passed buffers of {b} elements, this rank of {a}: every rank must pass the same length"),
         Some(Fault::CollectiveAcrossProcesses) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("windows over a split communicator that spans processes are not built yet: this communicator has {a} ranks on {b} processes; create the window over the world communicator, or split inside one GPU"),
-        Some(Fault::CollectiveAcrossProcesses) => format!("allreduce_into between ranks of different processes is not built yet: this communicator has {a} ranks on {b} processes; use the device communicator (the ranks of this GPU), allreduce of single values, or notified access between processes"),
+        Some(Fault::CollectiveAcrossProcesses) => format!("this call between ranks of different processes is not built yet: this communicator has {a} ranks on {b} processes"),
         Some(Fault::TooManyComms) if b > u32::MAX as u64 - 65536 => format!("context ids are used up (the highest is {b})"),
         Some(Fault::TooManyComms) => format!("no communicator slot is free on every rank: at most {a} communicators made by comm_split or comm_dup may be live on a rank at once; free those you are done with (comm_free)"),
         Some(Fault::CommNotLive) if b < 2 => format!("the {} communicator cannot be freed: only communicators made by comm_split or comm_dup can", comm_name(a)),
@@ -245,7 +246,7 @@ mod tests {
         };
         assert_eq!(
             describe_error(&e),
-            "rank 1: notify: tag 300 is reserved for the library's own traffic (256..512); user tags are 0..256"
+            "rank 1: notify: tag 300 is reserved for the library's own traffic (256..640); user tags are 0..256"
         );
     }
 }

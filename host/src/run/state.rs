@@ -10,7 +10,7 @@ use crate::runtime::Runtime;
 use crate::world::{RunMemory, World};
 use dcuda_device::abi::{
     Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
-    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, TAGS,
+    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, STAGE_HALF, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -67,9 +67,10 @@ impl RunState {
         let n = ranks as usize;
         let ring_len = (n * 4).max(256).next_power_of_two() as u32;
         let counters = n * TAGS as usize;
-        // The mailboxes follow the counters in the same allocation (see
-        // `mailbox_offset`): a peer that maps one reaches both.
-        let mailbox_u32s = n * MAILBOX_WORDS * 2;
+        // The mailboxes and staging areas follow the counters in the same
+        // allocation (see `mailbox_offset`, `stage_offset`): a peer that
+        // maps one reaches all.
+        let mailbox_u32s = n * MAILBOX_WORDS * 2 + n * STAGE_HALF / 2;
         let mut initial = vec![config.notification_start; counters + mailbox_u32s];
         initial[counters..].fill(0);
         let local = rt.upload(&initial)?;

@@ -57,6 +57,8 @@ pub(crate) struct World {
     host_done: usize,
     /// Device address of this process's mailboxes `[ranks][MAILBOX_WORDS]`.
     mailboxes: u64,
+    /// Device address of this process's staging areas `[ranks][2][STAGE_HALF]`.
+    stages: u64,
     /// Device flag telling the ranks to read their remote counters; set
     /// before the first remote notification.
     remote_active: u64,

@@ -8,7 +8,8 @@ use super::transfer::pieces;
 use super::World;
 use crate::error::Result;
 use dcuda_device::abi::{
-    counter_index, WindowEntry, MAILBOX_WINDOW, MAILBOX_WORDS, MAX_WINDOWS, NO_WINDOW, TAGS,
+    counter_index, WindowEntry, MAILBOX_WINDOW, MAILBOX_WORDS, MAX_WINDOWS, NO_WINDOW, STAGE_HALF,
+    STAGE_WINDOW, TAGS,
 };
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -110,6 +111,15 @@ impl World {
             let bytes = (MAILBOX_WORDS * 8) as u64;
             WindowEntry {
                 base: self.mailboxes + dev as u64 * bytes,
+                bytes,
+                live: 1,
+                ..WindowEntry::default()
+            }
+        } else if window == STAGE_WINDOW {
+            // The library's own: every rank's staging area, for the run.
+            let bytes = (2 * STAGE_HALF) as u64;
+            WindowEntry {
+                base: self.stages + dev as u64 * bytes,
                 bytes,
                 live: 1,
                 ..WindowEntry::default()

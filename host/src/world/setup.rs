@@ -6,7 +6,7 @@ use super::World;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::transport::{all_gather, Job, RUN_CHANNELS};
-use dcuda_device::abi::{mailbox_offset, Route, WindowEntry, MAX_WINDOWS};
+use dcuda_device::abi::{mailbox_offset, stage_offset, Route, WindowEntry, MAX_WINDOWS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -84,6 +84,7 @@ impl World {
             host_done: memory.host_done,
             remote_active: memory.remote_active,
             mailboxes: memory.counters + mailbox_offset(ranks),
+            stages: memory.counters + stage_offset(ranks),
             remote_seen: AtomicBool::new(false),
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),

@@ -320,3 +320,52 @@ pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
         });
     }
 }
+
+/// Arguments of [`rail_allreduce`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct RailArgs {
+    /// Elements per rank: each rank holds its part of its GPU's buffer.
+    pub len: u32,
+    /// Timed batches.
+    pub batches: u32,
+    /// Allreduces per batch.
+    pub iters: u32,
+    /// `len` per rank, all 1.0 at the start, doubled by every allreduce.
+    pub buf: DeviceSlice<f32>,
+    /// Rank 0 writes each batch's nanoseconds here.
+    pub out: DeviceSlice<u64>,
+}
+
+/// A large allreduce of each GPU's buffer, as NCCL does it, in dCUDA's way:
+/// each rank holds a part of its GPU's buffer and reduces it over its rail
+/// (the ranks of its device rank on every GPU, one communicator each), so
+/// every rank moves its own part between the GPUs at once. A batch is
+/// `iters` allreduces, then a world barrier (every rail done); rank 0
+/// times it with the device clock.
+#[rank]
+pub fn rail_allreduce(rank: &mut Rank, args: &RailArgs) {
+    let world = rank.world();
+    let Some(rail) = rank.comm_split(world, Some(rank.id()), world.rank()) else {
+        return;
+    };
+    let part = args.buf.chunk(rank.id() as usize, args.len as usize);
+    rank.allreduce_into(rail, part, part, Sum); // warm-up
+    for b in 0..args.batches {
+        rank.barrier(world);
+        let t0 = rank.timestamp();
+        for _ in 0..args.iters {
+            rank.allreduce_into(rail, part, part, Sum);
+        }
+        rank.barrier(world);
+        let t1 = rank.timestamp();
+        if rank.id() == 0 {
+            rank.single(|_| {
+                // SAFETY: one element per batch, written by rank 0's thread 0.
+                unsafe { args.out.write(b as usize, t1 - t0) };
+                0u32
+            });
+        }
+    }
+    rank.comm_free(rail);
+}

@@ -91,3 +91,58 @@ pub fn comm_splits(rank: &mut Rank, args: &SplitArgs) {
     }
 }
 // ANCHOR_END: splits
+
+/// Arguments of [`allreduce_across`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AcrossArgs {
+    /// Elements per rank.
+    pub len: u32,
+    /// 0: over the world; 1: over the rank's rail (the ranks of its device
+    /// rank on every process, made by a split).
+    pub rails: u32,
+    /// `len` per rank: the `u64` sum.
+    pub sums: DeviceSlice<u64>,
+    /// `len` per rank: each rank's values as `f64`, summed in place.
+    pub reals: DeviceSlice<f64>,
+}
+
+/// Element `i` of world rank `w`'s input.
+pub const fn across_value(w: u32, i: u32) -> u64 {
+    ((w as u64 * 7919 + i as u64 * 104_729) % 100_003) + 1
+}
+
+// ANCHOR: rails
+/// `allreduce_into` of slices across processes: over the world, or over
+/// one communicator per device rank (a "rail"), where every rank is its
+/// GPU's representative and all rails move their data at once.
+#[rank]
+pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
+    let world = rank.world();
+    let (w, id, len) = (world.rank(), rank.id(), args.len as usize);
+    let comm = if args.rails == 1 {
+        rank.comm_split(world, Some(id), w)
+    } else {
+        Some(rank.comm_dup(world))
+    };
+    let Some(comm) = comm else { return };
+    let sums = args.sums.chunk(id as usize, len);
+    let reals = args.reals.chunk(id as usize, len);
+    let stride = rank.threads_per_rank() as usize;
+    rank.threads(|t| {
+        let mut i = t.index() as usize;
+        while i < len {
+            let v = across_value(w, i as u32);
+            // SAFETY: each element of this rank's chunks is written by one thread.
+            unsafe {
+                sums.write(i, v);
+                reals.write(i, v as f64 * 0.5);
+            }
+            i += stride;
+        }
+    });
+    rank.allreduce_into(comm, sums, sums, Sum);
+    rank.allreduce_into(comm, reals, reals, Sum);
+    rank.comm_free(comm);
+}
+// ANCHOR_END: rails

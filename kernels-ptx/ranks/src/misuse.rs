@@ -3,7 +3,7 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Sum};
+use dcuda_device::{rank, shared_array, DeviceSlice, Rank};
 
 shared_array!(static STAGE: [u32; 4]);
 
@@ -13,7 +13,7 @@ shared_array!(static STAGE: [u32; 4]);
 /// host, which cannot read shared memory). Case 9 notifies with a tag of
 /// the library's reserved range, case 10 makes a window of shared memory,
 /// case 11 puts at an offset so large that adding the count wraps, case 12
-/// (only across processes) reduces slices over the world, case 13
+/// (only across processes) makes a window on a dup of the world, case 13
 /// broadcasts from a root that does not exist, case 14 frees the world,
 /// case 15 uses a communicator it freed, case 16 splits with the reserved
 /// color.
@@ -28,12 +28,13 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     rank.win_free(freed);
     // Every rank alone in a communicator of its own.
     let solo = rank.comm_split(rank.device(), Some(rank.id()), 0);
+    let everyone = rank.comm_dup(world);
     if me == 1 {
         let src = args.out(rank.device().rank());
         match args.case {
             0 => rank.put(win, world.size() + 3, 0, src.slice(0..1)),
             1 => rank.put_notify(win, 0, words - 1, src.slice(0..2), 0),
-            2 => rank.notify(world, 0, 600),
+            2 => rank.notify(world, 0, 700),
             3 => rank.get(freed, 0, 0, src.slice(0..1)),
             4 => rank.wait_notifications(1, u32::MAX),
             5 => rank.flush(freed),
@@ -54,7 +55,9 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             }
             9 => rank.notify(world, 0, 300),
             11 => rank.put(win, 0, usize::MAX, src.slice(0..1)),
-            12 => rank.allreduce_into(world, src.slice(0..1), src.slice(0..1), Sum),
+            12 => {
+                let _ = rank.win_create(everyone, data);
+            }
             13 => {
                 let _ = rank.bcast(rank.device(), 9, 1u32);
             }

@@ -1,0 +1,164 @@
+//! Collectives over slices: `allreduce_into`.
+//!
+//! Inside a GPU a slice is reduced in place of the ranks' own buffers:
+//! each rank publishes its source and destination, then reduces one chunk
+//! of the elements over the sources of the communicator's ranks here, in
+//! rank order, and writes the result into each of their destinations: each
+//! rank reads and writes about the length of one buffer, whatever the
+//! number of ranks, and every rank gets the same bits.
+//!
+//! Across processes the chunks are reduced into the destination of the
+//! communicator's lowest rank here (its representative), the
+//! representatives combine those vectors between processes
+//! ([`vectors`](super::vectors)), and each rank here then copies its chunk
+//! of the result into the other destinations. With one rank of the
+//! communicator per GPU (a communicator per device rank, say) every rank
+//! is its own representative and all of them move data at once.
+
+use super::collective::word;
+use super::comm::Comm;
+use super::Runtime;
+use crate::abi::{Call, Fault};
+use crate::arch;
+use crate::block::{Block, Max, ReduceOp, Reducible, Sum};
+use crate::memory::{DeviceCopy, DeviceSlice};
+
+impl Runtime {
+    /// `dst[i]` on every rank of `comm` becomes every rank's `src[i]`
+    /// combined with `op`: in rank order on each device, then device by
+    /// device in process order. Every rank passes slices of one length, in
+    /// its GPU's global memory; `src` and `dst` may be the same.
+    #[inline(always)]
+    pub fn allreduce_into<T: Reducible + DeviceCopy, O: ReduceOp<T>>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        (src, dst): (DeviceSlice<T>, DeviceSlice<T>),
+        _op: O,
+    ) {
+        let call = Call::AllreduceInto;
+        let n = src.len();
+        if dst.len() != n {
+            let values = [n as u64, dst.len() as u64, u64::MAX, 0];
+            self.fail(block, call, Fault::LengthMismatch, values);
+        }
+        for s in [src.as_mut_ptr(), dst.as_mut_ptr()] {
+            if n > 0 && !arch::is_global(s) {
+                let values = [s as u64, comm.rank() as u64, 0, 0];
+                self.fail(block, call, Fault::NotGlobal, values);
+            }
+        }
+        let mine = [src.as_mut_ptr() as u64, dst.as_mut_ptr() as u64, n as u64];
+        let slots = self.meet(block, comm, call, mine);
+        let threads = block.threads();
+        // The highest rank here that disagrees on the length, plus one.
+        let odd = block.reduce(
+            |t| {
+                let mut found = 0u32;
+                self.each_local(comm, t.index(), threads, |r, dev| {
+                    if word(slots, dev as usize, 2) != n as u64 {
+                        found = found.max(r + 1);
+                    }
+                });
+                found
+            },
+            Max,
+        );
+        if odd != 0 {
+            let dev = self.world_rank(comm, odd - 1) - self.ctx().world_first;
+            let values = [n as u64, word(slots, dev as usize, 2), odd as u64 - 1, 0];
+            self.fail(block, call, Fault::LengthMismatch, values);
+        }
+        // This rank's place among the ranks here, in rank order.
+        let me = comm.rank();
+        let place = block.reduce(
+            |t| {
+                let mut below = 0u32;
+                self.each_local(comm, t.index(), threads, |r, _| below += (r < me) as u32);
+                below
+            },
+            Sum,
+        );
+        let spans = self.spans_processes(comm);
+        let lead = comm.rec.lead as usize;
+        let chunk = n.div_ceil(comm.rec.local.max(1) as usize);
+        let start = (place as usize * chunk).min(n);
+        let end = (start + chunk).min(n);
+        block.each_thread(|t| {
+            let mut i = start + t.index() as usize;
+            while i < end {
+                let mut acc = O::identity();
+                self.each_local(comm, 0, 1, |_, dev| {
+                    // SAFETY: the source of n elements of a rank here,
+                    // published before the barrier and unchanged until the
+                    // barrier below.
+                    acc = O::combine(acc, unsafe {
+                        (word(slots, dev as usize, 0) as *const T).add(i).read()
+                    });
+                });
+                // SAFETY: a destination of a rank here; element i is this
+                // rank's alone to write.
+                let put = |dev: u32| unsafe {
+                    (word(slots, dev as usize, 1) as *mut T).add(i).write(acc)
+                };
+                if spans {
+                    put(lead as u32);
+                } else {
+                    self.each_local(comm, 0, 1, |_, dev| put(dev));
+                }
+                i += threads as usize;
+            }
+        });
+        if spans {
+            self.local_barrier(block, comm, call);
+            if block.id() as usize == lead {
+                self.check_length_between_processes(block, comm, n);
+                let buf = word(slots, lead, 1) as *mut T;
+                self.leaders_allreduce_into::<T, O>(block, comm, call, buf, n);
+            }
+            self.local_barrier(block, comm, call);
+            let result = word(slots, lead, 1) as *const T;
+            block.each_thread(|t| {
+                let mut i = start + t.index() as usize;
+                while i < end {
+                    // SAFETY: the representative's result, complete after
+                    // the barrier; element i of the other destinations is
+                    // this rank's alone to write.
+                    let v = unsafe { result.add(i).read() };
+                    self.each_local(comm, 0, 1, |_, dev| {
+                        if dev as usize != lead {
+                            unsafe { (word(slots, dev as usize, 1) as *mut T).add(i).write(v) };
+                        }
+                    });
+                    i += threads as usize;
+                }
+            });
+        }
+        // Every destination is complete, and no source is read any more.
+        self.local_barrier(block, comm, call);
+    }
+
+    /// Fails unless every process's ranks of `comm` passed `n` elements
+    /// (on the representative, whose every thread calls it).
+    #[inline(always)]
+    fn check_length_between_processes(&mut self, block: &mut Block, comm: Comm, n: usize) {
+        let call = Call::AllreduceInto;
+        if n > u32::MAX as usize {
+            self.fail(
+                block,
+                call,
+                Fault::CountTooLarge,
+                [n as u64, u32::MAX as u64, 0, 0],
+            );
+        }
+        // The largest length and the largest complement, in one word.
+        let packed = ((n as u64) << 32) | (u32::MAX as u64 - n as u64);
+        let both = self.leaders_allreduce::<u64, Max>(block, comm, call, packed);
+        let (most, least) = (both >> 32, u32::MAX as u64 - (both & u32::MAX as u64));
+        if most != least {
+            let other = if most != n as u64 { most } else { least };
+            let values = [n as u64, other, u64::MAX - 1, 0];
+            self.fail(block, call, Fault::LengthMismatch, values);
+        }
+    }
+}
