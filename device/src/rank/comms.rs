@@ -15,9 +15,9 @@ impl Rank {
     /// processes (at most 64); up to 14 communicators made this way may be
     /// live on a rank at once. Colors are `0..u32::MAX`.
     ///
-    /// A communicator spanning processes serves `barrier`, `allreduce` and
-    /// `bcast`; windows on it are not built yet (they fail with an error
-    /// naming the call). One inside a GPU serves every call.
+    /// A communicator spanning processes serves the collectives; windows on
+    /// it are not built yet (they fail with an error naming the call). One
+    /// inside a GPU serves every call.
     #[inline(always)]
     #[track_caller]
     pub fn comm_split(&mut self, comm: Comm, color: Option<u32>, key: u32) -> Option<Comm> {

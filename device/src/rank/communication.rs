@@ -278,8 +278,10 @@ impl Rank {
     /// length on every rank; `src` and `dst` are global memory and may be
     /// the same slice, but the destinations of different ranks must not
     /// overlap. Each rank reads and writes about one buffer's length,
-    /// however many ranks there are. Ranks of one GPU only, for now: a
-    /// world communicator of several processes fails with an error.
+    /// however many ranks there are. Across processes each GPU's
+    /// representative (the communicator's lowest rank there) moves the
+    /// vector between GPUs: for large vectors, reduce parts of a buffer
+    /// over communicators with one rank per GPU, so all ranks move data.
     #[inline(always)]
     #[track_caller]
     pub fn allreduce_into<T: Reducible + DeviceCopy, O: ReduceOp<T>>(
