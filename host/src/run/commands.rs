@@ -182,7 +182,7 @@ mod tests {
                 "log fragment longer than the payload",
             ),
             (
-                command(Op::Put as u32, 600, 32, payload),
+                command(Op::Put as u32, 700, 32, payload),
                 "tag out of range",
             ),
             (
@@ -192,6 +192,14 @@ mod tests {
             (
                 command(Op::LogArg as u32, 9, 8, [0; 32]),
                 "unknown log argument kind",
+            ),
+            (
+                command(Op::CommTable as u32, 1, 8, [0; 32]),
+                "communicator table of a slot out of range",
+            ),
+            (
+                command(Op::CommSync as u32, 2, 32, [9; 32]),
+                "unknown communicator sync kind",
             ),
         ];
         for (cmd, reason) in cases {
