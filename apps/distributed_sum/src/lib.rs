@@ -1,5 +1,7 @@
 //! The distributed sum of dCUDA's guide (digest 000 §2.9), done right: a
-//! block reduction per rank, then a binomial tree over the world ranks.
+//! block reduction per rank, then a binomial tree over the world ranks
+//! written by hand with notified puts ([`distributed_sum`]), or the
+//! library's `reduce_to` ([`distributed_sum_reduce`]).
 //! [`block_sums`] is the host-driven baseline's kernel: the same block
 //! reduction, with the combining left to the host and MPI.
 #![no_std]
@@ -61,6 +63,26 @@ pub fn distributed_sum(rank: &mut Rank, args: &SumArgs) {
     rank.win_free(win);
 }
 // ANCHOR_END: sum
+
+// ANCHOR: reduce
+/// The same sum with the library's collective: block reductions, then one
+/// `reduce_to` over the world (on one GPU through device memory, between
+/// GPUs through each GPU's leader). Writes the total like
+/// [`distributed_sum`].
+#[rank]
+pub fn distributed_sum_reduce(rank: &mut Rank, args: &SumArgs) {
+    let world = rank.world();
+    let base = (rank.device().rank() * rank.threads_per_rank()) as usize;
+    let partial = block_sum(rank, args.data, base);
+    rank.start_timer(0);
+    let total = rank.reduce_to(world, 0, partial, Sum);
+    rank.stop_timer(0);
+    if let Some(total) = total {
+        // SAFETY: a uniform store of a uniform value, on world rank 0 only.
+        unsafe { args.result.write(0, total) };
+    }
+}
+// ANCHOR_END: reduce
 
 // ANCHOR: shared
 /// The sum of the rank's block of `data`, from element `base` on: the

@@ -109,6 +109,7 @@ codes! {
         CommSplit = 17 => "comm_split",
         CommDup = 18 => "comm_dup",
         CommFree = 19 => "comm_free",
+        ReduceTo = 20 => "reduce_to",
     }
 }
 

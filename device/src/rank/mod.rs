@@ -18,6 +18,7 @@
 //! rank with a report. Reductions and scans combine values in the same
 //! order on both, so results are bitwise identical.
 
+mod collectives;
 mod comms;
 mod communication;
 

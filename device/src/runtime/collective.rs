@@ -68,6 +68,24 @@ impl Runtime {
         T::from_word(word)
     }
 
+    /// [`allreduce`](Self::allreduce), kept on rank `root` only.
+    #[inline(always)]
+    pub fn reduce_to<T: Reducible, O: ReduceOp<T>>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        root: u32,
+        value: T,
+        op: O,
+    ) -> Option<T> {
+        if root >= comm.size() {
+            let values = [root as u64, comm.size() as u64, 0, 0];
+            self.fail(block, Call::ReduceTo, Fault::RankOutOfRange, values);
+        }
+        let v = self.allreduce(block, comm, value, op);
+        (comm.rank() == root).then_some(v)
+    }
+
     /// Rank `root`'s `value`, on every rank of `comm`.
     #[inline(always)]
     pub fn bcast<T: Reducible>(&mut self, block: &mut Block, comm: Comm, root: u32, value: T) -> T {

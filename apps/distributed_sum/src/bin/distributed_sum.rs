@@ -4,7 +4,7 @@
 //! every process (one GPU each); process 0 checks the total.
 
 use dcuda::{RunConfig, Runtime};
-use distributed_sum_kernels::{value, SumArgs, DISTRIBUTED_SUM};
+use distributed_sum_kernels::{value, SumArgs, DISTRIBUTED_SUM, DISTRIBUTED_SUM_REDUCE};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
@@ -28,6 +28,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // SAFETY: the buffers are sized for every rank of the run and outlive it.
     let report = unsafe { module.run(&DISTRIBUTED_SUM, &config, &args)? };
     // ANCHOR_END: host
+    let tree = result.download()?[0];
+    // The same with the library's reduce_to; same buffers.
+    // SAFETY: as above.
+    let reduced = unsafe { module.run(&DISTRIBUTED_SUM_REDUCE, &config, &args)? };
 
     if info.first_rank != 0 {
         println!(
@@ -38,19 +42,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         return Ok(());
     }
-    let got = result.download()?[0];
+    let got = tree;
+    let by_reduce = result.download()?[0];
     let want: f64 = (0..info.rank_count as u64 * threads).map(value).sum();
-    if (got - want).abs() > 1e-9 * want.abs() {
-        return Err(format!("distributed_sum: {got} != host sum {want}").into());
+    for (how, got) in [("tree", got), ("reduce_to", by_reduce)] {
+        if (got - want).abs() > 1e-9 * want.abs() {
+            return Err(format!("distributed_sum ({how}): {got} != host sum {want}").into());
+        }
     }
     println!(
-        "distributed_sum: {} ranks ({} processes) x {} threads correct on the {} backend: {got:.6} (tree {:?}, run {:?})",
+        "distributed_sum: {} ranks ({} processes) x {} threads correct on the {} backend: {got:.6} (tree {:?}, run {:?}; reduce_to {:?}, run {:?})",
         info.rank_count,
         info.process_count,
         config.threads_per_rank(),
         rt.backend(),
         report.timers.first().map(|t| t.elapsed).unwrap_or_default(),
-        report.elapsed
+        report.elapsed,
+        reduced.timers.first().map(|t| t.elapsed).unwrap_or_default(),
+        reduced.elapsed
     );
     Ok(())
 }
