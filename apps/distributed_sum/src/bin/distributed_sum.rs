@@ -11,7 +11,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         // ANCHOR: host
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("distributed_sum_kernels"))?;
-    let config = RunConfig::new(128);
+    // As many ranks as fit on the device, of both kernels (they share the
+    // buffers, sized for the run's ranks).
+    let fit = module
+        .max_ranks(&DISTRIBUTED_SUM, 128)?
+        .min(module.max_ranks(&DISTRIBUTED_SUM_REDUCE, 128)?);
+    let config = RunConfig::new(128).ranks(fit);
     let info = module.rank_info(&DISTRIBUTED_SUM, &config)?;
     let threads = config.threads_per_rank() as u64;
     let first = info.first_rank as u64 * threads;
