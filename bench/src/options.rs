@@ -37,3 +37,25 @@ impl Options {
         Ok(o)
     }
 }
+
+/// What a benchmark whose table joins a baseline's results is asked to do:
+/// `--join DIR` prints the table from both CSV files in `DIR`; anything
+/// else measures, with [`Options`].
+pub enum Mode {
+    /// Measure, with these options.
+    Measure(Options),
+    /// Join the results in this directory.
+    Join(std::path::PathBuf),
+}
+
+impl Mode {
+    /// Parses the process's arguments; `program` names it in the usage.
+    pub fn parse(program: &str) -> Result<Mode, String> {
+        let args: Vec<String> = std::env::args().collect();
+        if args.get(1).map(String::as_str) == Some("--join") {
+            let dir = args.get(2).ok_or("--join needs a directory")?;
+            return Ok(Mode::Join(dir.into()));
+        }
+        Options::parse(program).map(Mode::Measure)
+    }
+}

@@ -267,7 +267,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "",
         "rank 1: bcast: target rank 9 is out of range: the communicator has 4 ranks",
         "rank 1: comm_free: the world communicator cannot be freed: only communicators made by comm_split or comm_dup can",
-        "rank 1: barrier: the communicator of context 3 (slot 2) is not live on this rank: it was freed (comm_free)",
+        "rank 1: notify: the communicator of context 3 (slot 2) is not live on this rank: it was freed (comm_free)",
         "rank 1: comm_split: color 4294967295 is reserved: colors are 0..4294967295; pass None to join no communicator",
     ];
     for (case, want) in cases.iter().enumerate() {

@@ -143,11 +143,8 @@ fn join(dir: &Path) -> Result<()> {
 
 fn main() -> Result<()> {
     dcuda::log::init();
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("--join") {
-        let dir = args.get(2).ok_or("--join needs a directory")?;
-        return join(Path::new(dir));
+    match options::Mode::parse("bench_world_collectives")? {
+        options::Mode::Join(dir) => join(&dir),
+        options::Mode::Measure(o) => measure(o.quick, &o.out_dir),
     }
-    let o = options::Options::parse("bench_world_collectives")?;
-    measure(o.quick, &o.out_dir)
 }

@@ -59,6 +59,8 @@ impl Runtime {
     /// Finds rank `target` of `comm`, failing `call` if it is out of range.
     #[inline(always)]
     pub fn locate(&self, block: &mut Block, call: Call, comm: Comm, target: u32) -> Place {
+        // A freed communicator's table part may belong to another by now.
+        self.check_comm(block, call, comm);
         if target >= comm.size() {
             self.fail(
                 block,

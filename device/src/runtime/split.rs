@@ -234,7 +234,7 @@ impl Runtime {
                     MAX_COMMS as u64 - 2,
                     size as u64 + reps as u64,
                     slot as u64,
-                    0,
+                    1, // the slot's table is full
                 ];
                 self.fail(block, call, Fault::TooManyComms, values);
             }
@@ -288,6 +288,8 @@ impl Runtime {
                 if e.color == color {
                     let w = world_rank(&ctx, parent, i);
                     let process = super::route::process_index(&ctx, w);
+                    // SAFETY: a process of the job.
+                    let first = unsafe { (*ctx.peer(process)).first };
                     let (mut rank, mut lowest) = (0, true);
                     for j in 0..n {
                         let f = entry(j);
@@ -295,8 +297,9 @@ impl Runtime {
                             continue;
                         }
                         rank += ((f.key, j) < (e.key, i)) as u32;
+                        // A rank of lower world rank on the same process?
                         let v = world_rank(&ctx, parent, j);
-                        lowest &= !(v < w && super::route::process_index(&ctx, v) == process);
+                        lowest &= !(first <= v && v < w);
                     }
                     // SAFETY: this color's part of the slot's tables, which
                     // only this rank writes.

@@ -62,6 +62,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::LengthMismatch) => format!("rank {c} passed buffers of {b} elements, this rank of {a}: every rank must pass the same length"),
         Some(Fault::CollectiveAcrossProcesses) if Call::from_u32(e.call.wrapping_sub(1)) == Some(Call::WinCreate) => format!("windows over a split communicator that spans processes are not built yet: this communicator has {a} ranks on {b} processes; create the window over the world communicator, or split inside one GPU"),
         Some(Fault::CollectiveAcrossProcesses) => format!("this call between ranks of different processes is not built yet: this communicator has {a} ranks on {b} processes"),
+        Some(Fault::TooManyComms) if d == 1 => format!("communicator slot {c}'s table has no room for {b} more entries (the communicators of this GPU in that slot hold the rest); free communicators you are done with"),
         Some(Fault::TooManyComms) if b > u32::MAX as u64 - 65536 => format!("context ids are used up (the highest is {b})"),
         Some(Fault::TooManyComms) => format!("no communicator slot is free on every rank: at most {a} communicators made by comm_split or comm_dup may be live on a rank at once; free those you are done with (comm_free)"),
         Some(Fault::CommNotLive) if b < 2 => format!("the {} communicator cannot be freed: only communicators made by comm_split or comm_dup can", comm_name(a)),

@@ -3,6 +3,7 @@
 //! macro cannot see (a helper function outside it), which the emulator
 //! reports at run time.
 
+use crate::runtime_checks::fill;
 use dcuda_device::{arch, rank, BitAnd, BitOr, BitXor, DeviceSlice, Max, Min, Prod, Rank, Sum};
 
 /// Arguments of [`int_collectives`].
@@ -169,19 +170,8 @@ pub fn allreduce_slices(rank: &mut Rank, args: &SliceReduceArgs) {
     let input = args.input.chunk(me as usize, len);
     let sums = args.sums.chunk(me as usize, len);
     let reals = args.reals.chunk(me as usize, len);
-    let stride = rank.threads_per_rank() as usize;
-    rank.threads(|t| {
-        let mut i = t.index() as usize;
-        while i < len {
-            let v = slice_value(me, i as u32);
-            // SAFETY: each element of this rank's chunks is written by one thread.
-            unsafe {
-                input.write(i, v);
-                reals.write(i, v as f64 * 0.5);
-            }
-            i += stride;
-        }
-    });
+    fill(rank, input, |i| slice_value(me, i as u32));
+    fill(rank, reals, |i| slice_value(me, i as u32) as f64 * 0.5);
     let short = if args.case == 1 && me == 1 {
         len - 1
     } else {

@@ -3,6 +3,7 @@
 //! a window on them, and dups; every round frees what it made, so the
 //! slots are reused.
 
+use crate::runtime_checks::fill;
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
 /// Arguments of [`comm_splits`].
@@ -16,6 +17,9 @@ pub struct SplitArgs {
     /// Per rank and round, [`SPLIT_RESULTS`] words.
     pub out: DeviceSlice<u64>,
 }
+
+/// What `comm_splits` records for a `reduce_to` off its root.
+pub const NONE: u64 = u64::MAX - 1;
 
 /// Words per rank and round in [`SplitArgs::out`].
 pub const SPLIT_RESULTS: usize = 12;
@@ -42,7 +46,7 @@ pub fn comm_splits(rank: &mut Rank, args: &SplitArgs) {
             got[1] = c.size() as u64;
             got[2] = rank.allreduce(c, w, Sum) as u64;
             got[3] = rank.bcast(c, 0, w) as u64;
-            got[4] = rank.allreduce(c, w, Max) as u64;
+            got[4] = rank.reduce_to(c, 0, w, Max).map_or(NONE, u64::from);
             rank.barrier(c);
             // A split of the split, in its order (every key the same).
             let half = rank.comm_split(c, Some(c.rank() % 2), 0);
@@ -128,19 +132,8 @@ pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
     let Some(comm) = comm else { return };
     let sums = args.sums.chunk(id as usize, len);
     let reals = args.reals.chunk(id as usize, len);
-    let stride = rank.threads_per_rank() as usize;
-    rank.threads(|t| {
-        let mut i = t.index() as usize;
-        while i < len {
-            let v = across_value(w, i as u32);
-            // SAFETY: each element of this rank's chunks is written by one thread.
-            unsafe {
-                sums.write(i, v);
-                reals.write(i, v as f64 * 0.5);
-            }
-            i += stride;
-        }
-    });
+    fill(rank, sums, |i| across_value(w, i as u32));
+    fill(rank, reals, |i| across_value(w, i as u32) as f64 * 0.5);
     rank.allreduce_into(comm, sums, sums, Sum);
     rank.allreduce_into(comm, reals, reals, Sum);
     rank.comm_free(comm);

@@ -1,7 +1,7 @@
 //! Kernels that exercise the runtime; the host checks them in
 //! `examples/tests/runtime.rs` on the emulator and on the GPU.
 
-use dcuda_device::{rank, rank_log, DeviceSlice, Match, Rank, Source};
+use dcuda_device::{rank, rank_log, DeviceCopy, DeviceSlice, Match, Rank, Source};
 
 /// Arguments shared by the checks below.
 #[repr(C)]
@@ -32,7 +32,11 @@ impl CheckArgs {
 
 /// Sets `dst[k] = value(k)` for every element, the rank's threads striding
 /// over them.
-fn fill(rank: &mut Rank, dst: DeviceSlice<u32>, value: impl Fn(usize) -> u32 + Sync) {
+pub(crate) fn fill<T: DeviceCopy>(
+    rank: &mut Rank,
+    dst: DeviceSlice<T>,
+    value: impl Fn(usize) -> T + Sync,
+) {
     let stride = rank.threads_per_rank() as usize;
     rank.threads(|t| {
         let mut k = t.index() as usize;

@@ -167,103 +167,16 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Splits of the world across processes, splits of those, device
-    /// splits with windows, and dups, freed and made again each round.
+    /// Splits, splits of splits, device splits with windows and dups.
     fn splits(&self) -> Check {
-        use dcuda_rank_kernels::comms::{SplitArgs, COMM_SPLITS, SPLIT_RESULTS};
-        let rounds = 16u32;
-        let win = self
-            .rt
-            .alloc::<u64>(self.ranks as usize)
-            .map_err(|e| e.to_string())?;
-        let out = self
-            .rt
-            .alloc::<u64>((self.ranks * rounds) as usize * SPLIT_RESULTS)
-            .map_err(|e| e.to_string())?;
-        let args = SplitArgs {
-            rounds,
-            win: win.slice(),
-            out: out.slice(),
-        };
-        let config = RunConfig::new(64).ranks(self.ranks);
-        // SAFETY: win holds a word per rank, out SPLIT_RESULTS per rank and round.
-        unsafe { self.module.run(&COMM_SPLITS, &config, &args) }.map_err(|e| e.to_string())?;
-        let out = out.download().map_err(|e| e.to_string())?;
-        for id in 0..self.ranks {
-            for round in 0..rounds {
-                let at = ((id * rounds + round) as usize) * SPLIT_RESULTS;
-                let want =
-                    dcuda_tests::split_expected(self.world, self.first, self.ranks, id, round);
-                if out[at..at + SPLIT_RESULTS] != want[..] {
-                    return Err(format!(
-                        "world rank {}, round {round}: got {:?}, want {want:?}",
-                        self.first + id,
-                        &out[at..at + SPLIT_RESULTS]
-                    ));
-                }
-            }
-        }
-        Ok(())
+        let (rt, module) = (self.rt, self.module);
+        dcuda_tests::comms::check_splits(rt, module, (self.ranks, self.first, self.world))
     }
 
-    /// `allreduce_into` over the world and over rails, short and long
-    /// (several pieces of the staging area).
+    /// `allreduce_into` over the world and over rails.
     fn across(&self) -> Check {
-        use dcuda_rank_kernels::comms::{across_value, AcrossArgs, ALLREDUCE_ACROSS};
-        for len in [1u32, 3, 20_000] {
-            for rails in [0u32, 1] {
-                let n = (self.ranks * len) as usize;
-                let sums = self.rt.alloc::<u64>(n).map_err(|e| e.to_string())?;
-                let reals = self.rt.alloc::<f64>(n).map_err(|e| e.to_string())?;
-                let args = AcrossArgs {
-                    len,
-                    rails,
-                    sums: sums.slice(),
-                    reals: reals.slice(),
-                };
-                let config = RunConfig::new(64).ranks(self.ranks);
-                // SAFETY: len elements per rank in both buffers.
-                unsafe { self.module.run(&ALLREDUCE_ACROSS, &config, &args) }
-                    .map_err(|e| e.to_string())?;
-                let (sums, reals) = (
-                    sums.download().map_err(|e| e.to_string())?,
-                    reals.download().map_err(|e| e.to_string())?,
-                );
-                // World ranks by process: this world's layout is 2 ranks on
-                // even processes, 3 on odd ones.
-                let devs: Vec<u32> = (0..self.world)
-                    .map(|w| {
-                        let mut first = 0;
-                        let mut p = 0;
-                        loop {
-                            let r = 2 + p % 2;
-                            if w < first + r {
-                                break w - first;
-                            }
-                            first += r;
-                            p += 1;
-                        }
-                    })
-                    .collect();
-                for id in 0..self.ranks {
-                    let members: Vec<u32> = (0..self.world)
-                        .filter(|&v| rails == 0 || devs[v as usize] == id)
-                        .collect();
-                    for i in 0..len {
-                        let want: u64 = members.iter().map(|&v| across_value(v, i)).sum();
-                        let at = (id * len + i) as usize;
-                        let real = members
-                            .iter()
-                            .map(|&v| across_value(v, i) as f64 * 0.5)
-                            .sum::<f64>();
-                        if sums[at] != want || reals[at] != real {
-                            return Err(format!("{} of {len}, world rank {}, element {i}: got {} and {}, want {want} and {real}", if rails == 1 { "rails" } else { "world" }, self.first + id, sums[at], reals[at]));
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
+        let (rt, module) = (self.rt, self.module);
+        dcuda_tests::comms::check_across(rt, module, (self.ranks, self.first, self.world))
     }
 
     /// Timers and logs across processes: each host times the world-wide
