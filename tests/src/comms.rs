@@ -3,6 +3,10 @@
 //! process checks its own ranks).
 
 use dcuda::{Module, RunConfig, Runtime};
+use dcuda_rank_kernels::chunks::{
+    chunk_results, chunk_split, chunk_value, ChunkArgs, CHUNK_COLLECTIVES, NONE as CHUNK_NONE,
+    SCANS,
+};
 use dcuda_rank_kernels::comms::{
     across_value, split_color, AcrossArgs, SplitArgs, ALLREDUCE_ACROSS, COMM_SPLITS, NONE,
     SPLIT_RESULTS,
@@ -98,7 +102,7 @@ pub fn check_across(
 
 /// The device rank of world rank `w` when even processes have 2 ranks and
 /// odd ones 3.
-fn device_rank(w: u32) -> u32 {
+pub fn device_rank(w: u32) -> u32 {
     let (mut first, mut p) = (0, 0);
     loop {
         let r = 2 + p % 2;
@@ -151,4 +155,111 @@ pub fn split_expected(size: u32, first: u32, ranks: u32, id: u32, round: u32) ->
     want[10] = size as u64;
     want[11] = w as u64;
     want
+}
+
+/// Runs `chunk_collectives` over the world, rails and an interleaved split,
+/// with chunks of 1, 5 and 2,500 elements (several pieces of the staging
+/// area), and checks every local rank's results; `device_of` gives the
+/// device rank of a world rank.
+pub fn check_chunks(
+    rt: &Runtime,
+    module: &Module,
+    (ranks, first, world): Layout,
+    device_of: &dyn Fn(u32) -> u32,
+) -> Result<(), String> {
+    for len in [1u32, 5, 2_500] {
+        for mode in 0..3u32 {
+            let cap = (world * len) as usize;
+            let per = chunk_results(world, len);
+            let src = rt
+                .alloc::<u64>(ranks as usize * cap)
+                .map_err(|e| e.to_string())?;
+            let out = rt
+                .alloc::<u64>(ranks as usize * per)
+                .map_err(|e| e.to_string())?;
+            let args = ChunkArgs {
+                len,
+                mode,
+                src: src.slice(),
+                out: out.slice(),
+            };
+            let config = RunConfig::new(64).ranks(ranks);
+            // SAFETY: world * len source elements and chunk_results per rank.
+            unsafe { module.run(&CHUNK_COLLECTIVES, &config, &args) }.map_err(|e| e.to_string())?;
+            let out = out.download().map_err(|e| e.to_string())?;
+            for id in 0..ranks {
+                let got = &out[id as usize * per..(id as usize + 1) * per];
+                let want = chunks_expected((first + id, world, len, mode), device_of);
+                for (k, w) in want {
+                    if got[k] != w {
+                        let w_rank = first + id;
+                        return Err(format!("chunk collectives (mode {mode}, chunks of {len}), world rank {w_rank}, word {k}: got {}, want {w}", got[k]));
+                    }
+                }
+            }
+            let scans = scans_expected(ranks, first, &out, per);
+            if let Some(e) = scans {
+                return Err(format!("chunks of {len}, mode {mode}: {e}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The words `chunk_collectives` leaves for world rank `w` (index, value),
+/// but the scans.
+fn chunks_expected(
+    (w, world, len, mode): (u32, u32, u32, u32),
+    device_of: &dyn Fn(u32) -> u32,
+) -> Vec<(usize, u64)> {
+    let split = |v: u32| chunk_split(mode, v, device_of(v), world);
+    let mut members: Vec<u32> = (0..world).filter(|&v| split(v).0 == split(w).0).collect();
+    members.sort_by_key(|&v| (split(v).1, v));
+    let (size, me) = (
+        members.len() as u32,
+        members.iter().position(|&v| v == w).unwrap() as u32,
+    );
+    let cap = (world * len) as usize;
+    let mut want = Vec::new();
+    for j in 0..size {
+        for e in 0..len {
+            let at = (j * len + e) as usize;
+            want.push((at, chunk_value(members[j as usize], 0, e)));
+            if me == size - 1 {
+                want.push((cap + at, chunk_value(members[j as usize], 0, e)));
+            }
+            want.push((2 * cap + at, chunk_value(members[j as usize], me, e)));
+        }
+    }
+    for e in 0..len {
+        want.push((
+            3 * cap + e as usize,
+            chunk_value(members[size as usize / 2], me, e),
+        ));
+        let sum = members.iter().map(|&v| chunk_value(v, me, e)).sum();
+        want.push((3 * cap + (len + e) as usize, sum));
+    }
+    want
+}
+
+/// Checks the scans of every local rank: `None` if all are right.
+fn scans_expected(ranks: u32, first: u32, out: &[u64], per: usize) -> Option<String> {
+    for id in 0..ranks {
+        let got = &out[(id as usize + 1) * per - SCANS..(id as usize + 1) * per];
+        let scan: u64 = (0..=id).map(|d| (first + d) as u64).sum();
+        let exscan = if id == 0 {
+            CHUNK_NONE
+        } else {
+            scan - (first + id) as u64
+        };
+        let half: u64 = (id..ranks).filter(|d| d % 2 == id % 2).map(u64::from).sum();
+        if got != [scan, exscan, half] {
+            return Some(format!(
+                "scans of world rank {}: got {got:?}, want {:?}",
+                first + id,
+                [scan, exscan, half]
+            ));
+        }
+    }
+    None
 }

@@ -265,10 +265,14 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: put: elements 18446744073709551615 (that is -1)..0 are outside the target window of rank 0, which has 16 elements",
         // 12: only across processes (world_checks).
         "",
-        "rank 1: bcast: target rank 9 is out of range: the communicator has 4 ranks",
+        "rank 1: bcast: root 9 is out of range: the communicator has 4 ranks",
         "rank 1: comm_free: the world communicator cannot be freed: only communicators made by comm_split or comm_dup can",
         "rank 1: notify: the communicator of context 3 (slot 2) is not live on this rank: it was freed (comm_free)",
         "rank 1: comm_split: color 4294967295 is reserved: colors are 0..4294967295; pass None to join no communicator",
+        "rank 1: allgather_into: the destination has 3 elements, but 4 are needed: a chunk of 1 elements for each of the communicator's 4 ranks",
+        // 18: only across processes (world_checks).
+        "",
+        "rank 1: gather_into: root 9 is out of range: the communicator has 4 ranks",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {

@@ -110,6 +110,13 @@ codes! {
         CommDup = 18 => "comm_dup",
         CommFree = 19 => "comm_free",
         ReduceTo = 20 => "reduce_to",
+        Allgather = 21 => "allgather_into",
+        Gather = 22 => "gather_into",
+        Scatter = 23 => "scatter_from",
+        Alltoall = 24 => "alltoall_into",
+        ReduceScatter = 25 => "reduce_scatter_into",
+        Scan = 26 => "scan_over",
+        Exscan = 27 => "exscan_over",
     }
 }
 
@@ -136,5 +143,6 @@ codes! {
         CommNotLive = 16 => "communicator not live",
         TooManyProcesses = 17 => "collective across too many processes",
         ColorReserved = 18 => "color reserved",
+        BufferLength = 19 => "collective buffer of the wrong length",
     }
 }

@@ -1,12 +1,11 @@
-//! The collectives of [`Rank`] between the ranks of a communicator:
-//! `allreduce`, `reduce_to`, `bcast` of one value and `allreduce_into` of
-//! slices. Each is collective over its communicator and delegates to the
-//! runtime.
+//! The collectives of [`Rank`] over one value per rank: `allreduce`,
+//! `reduce_to`, `bcast`, `scan_over` and `exscan_over` (slices:
+//! [`slices`](super::slices)). Each is collective over its communicator
+//! and delegates to the runtime.
 
 use super::Rank;
 use crate::arch;
 use crate::block::{ReduceOp, Reducible};
-use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::Comm;
 
 impl Rank {
@@ -24,38 +23,6 @@ impl Rank {
             [("comm", comm.context() as u64), ("value", value.to_word())],
         );
         self.rt.allreduce(&mut self.block, comm, value, op)
-    }
-
-    /// Element by element, every rank's `src` combined with `op` in rank
-    /// order, written to `dst` on every rank of `comm`: the same bits on
-    /// every rank. Collective over `comm`, with the same `op` and the same
-    /// length on every rank; `src` and `dst` are global memory and may be
-    /// the same slice, but the destinations of different ranks must not
-    /// overlap. Each rank reads and writes about one buffer's length,
-    /// however many ranks there are. Across processes each GPU's
-    /// representative (the communicator's lowest rank there) moves the
-    /// vector between GPUs: for large vectors, reduce parts of a buffer
-    /// over communicators with one rank per GPU, so all ranks move data.
-    #[inline(always)]
-    #[track_caller]
-    pub fn allreduce_into<T: Reducible + DeviceCopy, O: ReduceOp<T>>(
-        &mut self,
-        comm: Comm,
-        src: DeviceSlice<T>,
-        dst: DeviceSlice<T>,
-        op: O,
-    ) {
-        arch::block::enter_call(
-            "allreduce_into",
-            [
-                ("comm", comm.context() as u64),
-                ("source", src.as_mut_ptr() as u64),
-                ("destination", dst.as_mut_ptr() as u64),
-                ("count", src.len() as u64),
-            ],
-        );
-        self.rt
-            .allreduce_into(&mut self.block, comm, (src, dst), op)
     }
 
     /// Rank `root`'s `value`, on every rank of `comm` (the others' `value`
@@ -99,5 +66,41 @@ impl Rank {
             ],
         );
         self.rt.reduce_to(&mut self.block, comm, root, value, op)
+    }
+
+    /// Ranks `0..=r`'s `value`s combined with `op` in rank order, on every
+    /// rank `r` of `comm` (`MPI_Scan`; named so beside the block's own
+    /// [`scan`](Self::scan) over threads). Collective over `comm`, with the
+    /// same `op` on every rank; every rank combines in the same order as
+    /// [`allreduce`](Self::allreduce), so the last rank's result has its
+    /// bits. Inside one process (a communicator that spans processes is
+    /// refused with a clear error: not built yet).
+    #[inline(always)]
+    #[track_caller]
+    pub fn scan_over<T: Reducible, O: ReduceOp<T>>(&mut self, comm: Comm, value: T, op: O) -> T {
+        arch::block::enter_call(
+            "scan_over",
+            [("comm", comm.context() as u64), ("value", value.to_word())],
+        );
+        let v = self.rt.scan(&mut self.block, comm, value, (op, true));
+        v.unwrap_or_else(O::identity)
+    }
+
+    /// Ranks `0..r`'s `value`s combined with `op` in rank order, on every
+    /// rank `r` of `comm`, and `None` on rank 0 (`MPI_Exscan`, whose rank 0
+    /// gets nothing defined). As [`scan_over`](Self::scan_over) otherwise.
+    #[inline(always)]
+    #[track_caller]
+    pub fn exscan_over<T: Reducible, O: ReduceOp<T>>(
+        &mut self,
+        comm: Comm,
+        value: T,
+        op: O,
+    ) -> Option<T> {
+        arch::block::enter_call(
+            "exscan_over",
+            [("comm", comm.context() as u64), ("value", value.to_word())],
+        );
+        self.rt.scan(&mut self.block, comm, value, (op, false))
     }
 }

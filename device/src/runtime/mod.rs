@@ -14,6 +14,7 @@
 mod collective;
 mod comm;
 mod fault;
+mod gathers;
 mod host;
 mod leaders;
 mod log;
@@ -21,8 +22,10 @@ mod matching;
 mod notify;
 mod rma;
 mod route;
+mod scans;
 mod slices;
 mod split;
+mod streams;
 mod sync;
 mod vectors;
 mod wait;

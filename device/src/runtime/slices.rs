@@ -42,33 +42,12 @@ impl Runtime {
             let values = [n as u64, dst.len() as u64, u64::MAX, 0];
             self.fail(block, call, Fault::LengthMismatch, values);
         }
-        for s in [src.as_mut_ptr(), dst.as_mut_ptr()] {
-            if n > 0 && !arch::is_global(s) {
-                let values = [s as u64, comm.rank() as u64, 0, 0];
-                self.fail(block, call, Fault::NotGlobal, values);
-            }
-        }
-        let mine = [src.as_mut_ptr() as u64, dst.as_mut_ptr() as u64, n as u64];
-        let slots = self.meet(block, comm, call, mine);
+        let buffers = [
+            Some(src.as_mut_ptr() as *mut u8),
+            Some(dst.as_mut_ptr() as *mut u8),
+        ];
+        let slots = self.meet_slices(block, comm, call, buffers, n);
         let threads = block.threads();
-        // The highest rank here that disagrees on the length, plus one.
-        let odd = block.reduce(
-            |t| {
-                let mut found = 0u32;
-                self.each_local(comm, t.index(), threads, |r, dev| {
-                    if word(slots, dev as usize, 2) != n as u64 {
-                        found = found.max(r + 1);
-                    }
-                });
-                found
-            },
-            Max,
-        );
-        if odd != 0 {
-            let dev = self.world_rank(comm, odd - 1) - self.ctx().world_first;
-            let values = [n as u64, word(slots, dev as usize, 2), odd as u64 - 1, 0];
-            self.fail(block, call, Fault::LengthMismatch, values);
-        }
         // This rank's place among the ranks here, in rank order.
         let me = comm.rank();
         let place = block.reduce(
@@ -112,7 +91,7 @@ impl Runtime {
         if spans {
             self.local_barrier(block, comm, call);
             if block.id() as usize == lead {
-                self.check_length_between_processes(block, comm, n);
+                self.check_length_between_processes(block, comm, call, n);
                 let buf = word(slots, lead, 1) as *mut T;
                 self.leaders_allreduce_into::<T, O>(block, comm, call, buf, n);
             }
@@ -138,11 +117,77 @@ impl Runtime {
         self.local_barrier(block, comm, call);
     }
 
+    /// Publishes this rank's `buffers` (source, destination; `None` where
+    /// this rank passes none) and length `n` to the ranks of `comm` here,
+    /// after checking that they are global memory (other ranks and the
+    /// host reach them), and fails unless every rank here passed `n`.
+    /// Returns the records (words: source, destination, length).
+    #[inline(always)]
+    pub(super) fn meet_slices(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        call: Call,
+        buffers: [Option<*mut u8>; 2],
+        n: usize,
+    ) -> *mut u64 {
+        for s in buffers.into_iter().flatten() {
+            if n > 0 && !arch::is_global(s) {
+                let values = [s as u64, comm.rank() as u64, 0, 0];
+                self.fail(block, call, Fault::NotGlobal, values);
+            }
+        }
+        let word_of = |b: Option<*mut u8>| b.map_or(0, |p| p as u64);
+        let mine = [word_of(buffers[0]), word_of(buffers[1]), n as u64];
+        let slots = self.meet(block, comm, call, mine);
+        let threads = block.threads();
+        // The highest rank here that disagrees on the length, plus one.
+        let odd = block.reduce(
+            |t| {
+                let mut found = 0u32;
+                self.each_local(comm, t.index(), threads, |r, dev| {
+                    if word(slots, dev as usize, 2) != n as u64 {
+                        found = found.max(r + 1);
+                    }
+                });
+                found
+            },
+            Max,
+        );
+        if odd != 0 {
+            let dev = self.world_rank(comm, odd - 1) - self.ctx().world_first;
+            let values = [n as u64, word(slots, dev as usize, 2), odd as u64 - 1, 0];
+            self.fail(block, call, Fault::LengthMismatch, values);
+        }
+        slots
+    }
+
+    /// Fails `call` unless a buffer of `len` elements has `needed`, `size`
+    /// chunks (`which`: 0 the source, 1 the destination).
+    #[inline(always)]
+    pub(super) fn check_buffer(
+        &mut self,
+        block: &mut Block,
+        call: Call,
+        (len, needed, size): (usize, usize, u32),
+        which: u64,
+    ) {
+        if len != needed {
+            let values = [len as u64, needed as u64, which, size as u64];
+            self.fail(block, call, Fault::BufferLength, values);
+        }
+    }
+
     /// Fails unless every process's ranks of `comm` passed `n` elements
     /// (on the representative, whose every thread calls it).
     #[inline(always)]
-    fn check_length_between_processes(&mut self, block: &mut Block, comm: Comm, n: usize) {
-        let call = Call::AllreduceInto;
+    pub(super) fn check_length_between_processes(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        call: Call,
+        n: usize,
+    ) {
         if n > u32::MAX as usize {
             self.fail(
                 block,

@@ -31,6 +31,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         .unwrap_or("unknown call");
     let [a, b, c, d] = e.values;
     let detail = match Fault::from_u32(e.fault) {
+        Some(Fault::RankOutOfRange) if matches!(Call::from_u32(e.call.wrapping_sub(1)), Some(Call::Bcast | Call::ReduceTo | Call::Gather | Call::Scatter)) => format!("root {a} is out of range: the communicator has {b} ranks"),
         Some(Fault::RankOutOfRange) => format!("target rank {a} is out of range: the communicator has {b} ranks"),
         Some(Fault::OutOfBounds) => format!(
             "elements {}..{} are outside the target window of rank {c}, which has {b} elements",
@@ -68,6 +69,11 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::CommNotLive) if b < 2 => format!("the {} communicator cannot be freed: only communicators made by comm_split or comm_dup can", comm_name(a)),
         Some(Fault::CommNotLive) => format!("the communicator of context {a} (slot {b}) is not live on this rank: it was freed (comm_free)"),
         Some(Fault::TooManyProcesses) => format!("the communicator spans {a} processes; collectives and splits between processes support at most {b}"),
+        Some(Fault::BufferLength) => format!(
+            "the {} has {a} elements, but {b} are needed: a chunk of {} elements for each of the communicator's {d} ranks",
+            if c == 0 { "source" } else { "destination" },
+            b / d.max(1)
+        ),
         Some(Fault::ColorReserved) => format!("color {a} is reserved: colors are 0..{a}; pass None to join no communicator"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
         None => format!("fault {} with values {:?}", e.fault, e.values),

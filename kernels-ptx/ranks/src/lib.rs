@@ -3,6 +3,7 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+pub mod chunks;
 pub mod collectives;
 pub mod comms;
 pub mod divergence;

@@ -17,6 +17,7 @@ use dcuda_rank_kernels::collectives::{
 };
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
+use dcuda_tests::comms::{check_across, check_chunks, check_splits, device_rank};
 
 type Check = Result<(), String>;
 /// A named check.
@@ -167,16 +168,9 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Splits, splits of splits, device splits with windows and dups.
-    fn splits(&self) -> Check {
-        let (rt, module) = (self.rt, self.module);
-        dcuda_tests::comms::check_splits(rt, module, (self.ranks, self.first, self.world))
-    }
-
-    /// `allreduce_into` over the world and over rails.
-    fn across(&self) -> Check {
-        let (rt, module) = (self.rt, self.module);
-        dcuda_tests::comms::check_across(rt, module, (self.ranks, self.first, self.world))
+    /// This process's ranks, the first's world rank, the world's size.
+    fn layout(&self) -> dcuda_tests::comms::Layout {
+        (self.ranks, self.first, self.world)
     }
 
     /// Timers and logs across processes: each host times the world-wide
@@ -323,6 +317,7 @@ impl Run<'_> {
         self.abort(process, 0, "put", "out of range")?;
         self.abort(process, 8, "win_create", "matched windows")?;
         self.abort(process, 12, "win_create", "not built yet")?;
+        self.abort(process, 18, "scan_over", "not built yet")?;
         // Shared memory as a source: the direct route copies it on the
         // device; only the host route rejects it.
         let direct = self.rt.backend() == dcuda::Backend::Gpu
@@ -362,6 +357,7 @@ fn main() {
         first: info.first_rank,
         world: info.rank_count,
     };
+    let (m, rt) = (&module, &rt);
     let checks: Vec<Named> = if mode == "abort" {
         vec![("abort", Box::new(|| run.aborts(process)))]
     } else if mode == "stop-peer" {
@@ -384,8 +380,18 @@ fn main() {
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
             ("allreduce and bcast", Box::new(|| run.collectives())),
-            ("communicators", Box::new(|| run.splits())),
-            ("allreduce_into across processes", Box::new(|| run.across())),
+            (
+                "communicators",
+                Box::new(|| check_splits(rt, m, run.layout())),
+            ),
+            (
+                "allreduce_into across processes",
+                Box::new(|| check_across(rt, m, run.layout())),
+            ),
+            (
+                "chunk collectives across processes",
+                Box::new(|| check_chunks(rt, m, run.layout(), &device_rank)),
+            ),
         ]
     };
     for (name, check) in checks {
