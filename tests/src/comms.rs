@@ -63,7 +63,7 @@ pub fn check_across(
 ) -> Result<(), String> {
     let devs: Vec<u32> = (0..world).map(device_rank).collect();
     for len in [1u32, 3, 20_000] {
-        for rails in [0u32, 1] {
+        for rails in [0u32, 1, 2] {
             let n = (ranks * len) as usize;
             let sums = rt.alloc::<u64>(n).map_err(|e| e.to_string())?;
             let reals = rt.alloc::<f64>(n).map_err(|e| e.to_string())?;
@@ -78,10 +78,10 @@ pub fn check_across(
             unsafe { module.run(&ALLREDUCE_ACROSS, &config, &args) }.map_err(|e| e.to_string())?;
             let sums = sums.download().map_err(|e| e.to_string())?;
             let reals = reals.download().map_err(|e| e.to_string())?;
-            let what = if rails == 1 { "rails" } else { "world" };
+            let what = ["a dup of the world", "rails", "the world"][rails as usize];
             for id in 0..ranks {
                 let members: Vec<u32> = (0..world)
-                    .filter(|&v| rails == 0 || devs[v as usize] == id)
+                    .filter(|&v| rails != 1 || devs[v as usize] == id)
                     .collect();
                 for i in 0..len {
                     let want: u64 = members.iter().map(|&v| across_value(v, i)).sum();
@@ -239,13 +239,17 @@ fn chunks_expected(
         let sum = members.iter().map(|&v| chunk_value(v, me, e)).sum();
         want.push((3 * cap + (len + e) as usize, sum));
     }
+    let scans = 3 * cap + 2 * len as usize;
+    want.push((scans + 3, (0..=w).map(u64::from).sum()));
+    let below = members[..me as usize].iter().map(|&v| v as u64).sum();
+    want.push((scans + 4, if me == 0 { CHUNK_NONE } else { below }));
     want
 }
 
 /// Checks the scans of every local rank: `None` if all are right.
 fn scans_expected(ranks: u32, first: u32, out: &[u64], per: usize) -> Option<String> {
     for id in 0..ranks {
-        let got = &out[(id as usize + 1) * per - SCANS..(id as usize + 1) * per];
+        let got = &out[(id as usize + 1) * per - SCANS..(id as usize + 1) * per - 2];
         let scan: u64 = (0..=id).map(|d| (first + d) as u64).sum();
         let exscan = if id == 0 {
             CHUNK_NONE

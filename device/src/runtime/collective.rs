@@ -19,9 +19,9 @@
 //! an or of words that are zero except at the root, so it takes the same
 //! path.
 
-use super::comm::{Comm, CommKind};
+use super::comm::{world_rank, Comm, CommKind};
 use super::Runtime;
-use crate::abi::{Call, Fault, MAX_SPANNED, SLOT_WORDS};
+use crate::abi::{Call, Fault, RankContext, MAX_SPANNED, SLOT_WORDS};
 use crate::arch::{self, Scope};
 use crate::block::{BitOr, Block, ReduceOp, Reducible};
 
@@ -149,23 +149,37 @@ impl Runtime {
     /// thread `t` takes ranks `t`, `t + threads`, ... and skips those
     /// elsewhere.
     #[inline(always)]
-    pub(super) fn each_local(&self, comm: Comm, t: u32, threads: u32, mut f: impl FnMut(u32, u32)) {
-        let ctx = self.ctx();
-        let (end, split) = match comm.kind {
-            CommKind::Split => (comm.rec.size, true),
-            _ => (comm.rec.local, false),
-        };
-        let mut r = t;
-        while r < end {
-            let dev = match split {
-                true => self.world_rank(comm, r).wrapping_sub(ctx.world_first),
-                false => r,
-            };
-            if dev < ctx.ranks {
-                f(r, dev);
+    pub(super) fn each_local(&self, comm: Comm, t: u32, threads: u32, f: impl FnMut(u32, u32)) {
+        each_local(self.ctx(), comm, (t, threads), f)
+    }
+}
+
+/// [`Runtime::each_local`], given the run's context.
+#[inline(always)]
+pub(super) fn each_local(
+    ctx: &RankContext,
+    comm: Comm,
+    (t, threads): (u32, u32),
+    mut f: impl FnMut(u32, u32),
+) {
+    // The world's ranks here are `world_first..`, the device's `0..`.
+    let (end, first) = match comm.kind {
+        CommKind::Split => (comm.rec.size, None),
+        CommKind::World => (comm.rec.local, Some(ctx.world_first)),
+        CommKind::Device => (comm.rec.local, Some(0)),
+    };
+    let mut r = t;
+    while r < end {
+        match first {
+            None => {
+                let dev = world_rank(ctx, comm, r).wrapping_sub(ctx.world_first);
+                if dev < ctx.ranks {
+                    f(r, dev);
+                }
             }
-            r += threads;
+            Some(first) => f(first + r, r),
         }
+        r += threads;
     }
 }
 

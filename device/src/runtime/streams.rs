@@ -83,17 +83,17 @@ impl<F: Fn(&RankContext, u32, u32) -> *mut u8> Runs<F> {
         self.count(ctx, self.outer) * self.count(ctx, self.inner) * self.run
     }
 
-    /// The next at most `max` bytes of the stream: where, and how many
-    /// (`None` at the end).
+    /// The next at most `max` bytes of the stream: the ranks of their run,
+    /// where they are, and how many (`None` at the end).
     #[inline(always)]
-    pub fn take(&mut self, ctx: &RankContext, max: usize) -> Option<(*mut u8, usize)> {
+    pub fn take(&mut self, ctx: &RankContext, max: usize) -> Option<((u32, u32), *mut u8, usize)> {
         while self.i < self.end(self.outer) {
             let left = self.run - self.taken;
             if left > 0 && max > 0 {
                 let len = left.min(max);
                 let at = (self.at)(ctx, self.i, self.j).wrapping_add(self.taken);
                 self.taken += len;
-                return Some((at, len));
+                return Some(((self.i, self.j), at, len));
             }
             if max == 0 {
                 return None;
@@ -156,12 +156,19 @@ impl<F: Fn(&RankContext, u32, u32) -> *mut u8> Runs<F> {
 
 /// What a receiver does with the bytes of a piece.
 pub(super) trait Apply {
-    /// Takes `bytes` bytes at `src` (the staging area) into `dst`, on every
-    /// thread of the block (no barrier).
+    /// Takes `bytes` bytes at `src` (the staging area) of the run of ranks
+    /// `ranks` into `dst`, on every thread of the block (no barrier).
     ///
     /// # Safety
     /// Both ranges are valid and this rank's alone to touch.
-    unsafe fn apply(&self, block: &Block, dst: *mut u8, src: *const u8, bytes: usize);
+    unsafe fn apply(
+        &self,
+        block: &Block,
+        ranks: (u32, u32),
+        dst: *mut u8,
+        src: *const u8,
+        bytes: usize,
+    );
 }
 
 /// Copies the pieces over the runs.
@@ -169,7 +176,14 @@ pub(super) struct CopyIn;
 
 impl Apply for CopyIn {
     #[inline(always)]
-    unsafe fn apply(&self, block: &Block, dst: *mut u8, src: *const u8, bytes: usize) {
+    unsafe fn apply(
+        &self,
+        block: &Block,
+        _: (u32, u32),
+        dst: *mut u8,
+        src: *const u8,
+        bytes: usize,
+    ) {
         // SAFETY: as the caller promised.
         unsafe { block.copy(dst, src, bytes) }
     }
@@ -184,7 +198,14 @@ pub(super) struct CombineIn<T, O> {
 
 impl<T: Reducible, O: ReduceOp<T>> Apply for CombineIn<T, O> {
     #[inline(always)]
-    unsafe fn apply(&self, block: &Block, dst: *mut u8, src: *const u8, bytes: usize) {
+    unsafe fn apply(
+        &self,
+        block: &Block,
+        _: (u32, u32),
+        dst: *mut u8,
+        src: *const u8,
+        bytes: usize,
+    ) {
         let (dst, src) = (dst as *mut T, src as *const T);
         let count = bytes / core::mem::size_of::<T>();
         block.each_thread(|t| {
@@ -255,7 +276,7 @@ impl Runtime {
                 self.wait_reserved(block, call, room);
                 block.sync(); // The runs are complete before they are read.
                 let mut done = 0;
-                while let Some((at, bytes)) = runs.take(&ctx, len - done) {
+                while let Some((_, at, bytes)) = runs.take(&ctx, len - done) {
                     let offset = half as usize * STAGE_HALF + done;
                     if to.route == Route::Host {
                         let t = Transfer {
@@ -287,10 +308,10 @@ impl Runtime {
             }
             let stage = ctx.stage(me, half) as *const u8;
             let mut done = 0;
-            while let Some((at, bytes)) = runs.take(&ctx, len - done) {
+            while let Some((ranks, at, bytes)) = runs.take(&ctx, len - done) {
                 // SAFETY: the granted half, written before the notification
                 // just consumed; the run is this rank's to write.
-                unsafe { apply.apply(block, at, stage.wrapping_add(done), bytes) };
+                unsafe { apply.apply(block, ranks, at, stage.wrapping_add(done), bytes) };
                 done += bytes;
             }
             block.sync(); // Every thread is done with the half before it is granted again.

@@ -1,7 +1,8 @@
 //! The collectives over chunks (`allgather_into`, `gather_into`,
 //! `scatter_from`, `alltoall_into`, `reduce_scatter_into`) over the world,
 //! over rails (one rank per GPU) and over an interleaved split of the
-//! world in reversed order; and `scan_over`/`exscan_over` inside a GPU.
+//! world in reversed order; and `scan_over`/`exscan_over` inside a GPU and
+//! across processes.
 
 use crate::runtime_checks::fill;
 use dcuda_device::{rank, DeviceSlice, Rank, Sum};
@@ -29,9 +30,11 @@ pub const fn chunk_results(world: u32, len: u32) -> usize {
 }
 
 /// Words of scan results per rank: `scan_over` and `exscan_over` (`NONE`
-/// on rank 0) of the world rank over the device, and `scan_over` of the
-/// device rank over the device's even or odd ranks in reversed order.
-pub const SCANS: usize = 3;
+/// on rank 0) of the world rank over the device, `scan_over` of the
+/// device rank over the device's even or odd ranks in reversed order,
+/// `scan_over` of the world rank over the world, and `exscan_over` of the
+/// world rank over the mode's communicator.
+pub const SCANS: usize = 5;
 
 /// What an `exscan_over` records on rank 0.
 pub const NONE: u64 = u64::MAX - 1;
@@ -90,11 +93,13 @@ pub fn chunk_collectives(rank: &mut Rank, args: &ChunkArgs) {
     rank.alltoall_into(comm, all, region(2, size * len));
     let reduced = out.slice(3 * cap + len..3 * cap + 2 * len);
     rank.reduce_scatter_into(comm, all, reduced, Sum);
+    let mut got = [0u64; SCANS];
+    got[4] = rank.exscan_over(comm, w as u64, Sum).unwrap_or(NONE);
     rank.comm_free(comm);
+    got[3] = rank.scan_over(world, w as u64, Sum);
 
     // Scans inside the GPU: over the device, and over half of it.
     let device = rank.device();
-    let mut got = [0u64; SCANS];
     got[0] = rank.scan_over(device, w as u64, Sum);
     got[1] = rank.exscan_over(device, w as u64, Sum).unwrap_or(NONE);
     if let Some(half) = rank.comm_split(device, Some(id % 2), u32::MAX - id) {

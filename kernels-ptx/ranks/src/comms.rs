@@ -102,8 +102,9 @@ pub fn comm_splits(rank: &mut Rank, args: &SplitArgs) {
 pub struct AcrossArgs {
     /// Elements per rank.
     pub len: u32,
-    /// 0: over the world; 1: over the rank's rail (the ranks of its device
-    /// rank on every process, made by a split).
+    /// 0: over a dup of the world; 1: over the rank's rail (the ranks of
+    /// its device rank on every process, made by a split); 2: over the
+    /// world itself.
     pub rails: u32,
     /// `len` per rank: the `u64` sum.
     pub sums: DeviceSlice<u64>,
@@ -124,10 +125,10 @@ pub const fn across_value(w: u32, i: u32) -> u64 {
 pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
     let world = rank.world();
     let (w, id, len) = (world.rank(), rank.id(), args.len as usize);
-    let comm = if args.rails == 1 {
-        rank.comm_split(world, Some(id), w)
-    } else {
-        Some(rank.comm_dup(world))
+    let comm = match args.rails {
+        0 => Some(rank.comm_dup(world)),
+        1 => rank.comm_split(world, Some(id), w),
+        _ => Some(world),
     };
     let Some(comm) = comm else { return };
     let sums = args.sums.chunk(id as usize, len);
@@ -136,6 +137,8 @@ pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
     fill(rank, reals, |i| across_value(w, i as u32) as f64 * 0.5);
     rank.allreduce_into(comm, sums, sums, Sum);
     rank.allreduce_into(comm, reals, reals, Sum);
-    rank.comm_free(comm);
+    if comm != world {
+        rank.comm_free(comm);
+    }
 }
 // ANCHOR_END: rails

@@ -3,7 +3,7 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Sum};
+use dcuda_device::{rank, shared_array, DeviceSlice, Rank};
 
 shared_array!(static STAGE: [u32; 4]);
 
@@ -16,9 +16,9 @@ shared_array!(static STAGE: [u32; 4]);
 /// (only across processes) makes a window on a dup of the world, case 13
 /// broadcasts from a root that does not exist, case 14 frees the world,
 /// case 15 uses a communicator it freed, case 16 splits with the reserved
-/// color, case 17 gathers into a destination too short, case 18 (only
-/// across processes) scans over a dup of the world, case 19 gathers to a
-/// root that does not exist.
+/// color, case 17 gathers into a destination too short, case 18 passes
+/// `alltoall_into` a source whose length is not a multiple of the
+/// communicator's size, case 19 gathers to a root that does not exist.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -76,9 +76,7 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 }
             }
             17 => rank.allgather_into(rank.device(), src.slice(0..1), src.slice(1..4)),
-            18 => {
-                let _ = rank.scan_over(everyone, 1u32, Sum);
-            }
+            18 => rank.alltoall_into(rank.device(), src.slice(0..5), src.slice(5..13)),
             19 => rank.gather_into(rank.device(), 9, src.slice(0..1), src.slice(1..5)),
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
