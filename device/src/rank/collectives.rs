@@ -68,13 +68,16 @@ impl Rank {
         self.rt.reduce_to(&mut self.block, comm, root, value, op)
     }
 
-    /// Ranks `0..=r`'s `value`s combined with `op` in rank order, on every
-    /// rank `r` of `comm` (`MPI_Scan`; named so beside the block's own
+    /// Ranks `0..=r`'s `value`s combined with `op`, on every rank `r` of
+    /// `comm` (`MPI_Scan`; named so beside the block's own
     /// [`scan`](Self::scan) over threads). Collective over `comm`, with the
-    /// same `op` on every rank; every rank combines in the same order as
-    /// [`allreduce`](Self::allreduce), so the last rank's result has its
-    /// bits. Inside one process (a communicator that spans processes is
-    /// refused with a clear error: not built yet).
+    /// same `op` on every rank. Inside a GPU each rank combines in the
+    /// fixed order [`allreduce`](Self::allreduce) uses, so the last rank's
+    /// result has the allreduce's bits. Across processes each rank first
+    /// combines the values of its GPU's ranks, then its representative
+    /// combines in the other processes' values as they arrive: a fixed
+    /// order, but not rank order, so use an op for which the order does
+    /// not matter (`Sum` of integers, `Min`, `Max`, the bitwise ops).
     #[inline(always)]
     #[track_caller]
     pub fn scan_over<T: Reducible, O: ReduceOp<T>>(&mut self, comm: Comm, value: T, op: O) -> T {
