@@ -113,43 +113,20 @@ impl Runtime {
         (src, dst): (DeviceSlice<T>, DeviceSlice<T>),
     ) {
         let call = Call::Gather;
-        let n = src.len();
-        self.check_root(block, call, comm, root);
-        let at_root = comm.rank() == root;
-        if at_root {
-            self.check_buffer(
-                block,
-                call,
-                (dst.len(), comm.size() as usize * n, comm.size()),
-                1,
-            );
-        }
-        let buffers = [Some(bytes_of(src)), at_root.then(|| bytes_of(dst))];
-        let slots = self.meet_slices(block, comm, call, buffers, n);
-        let (ctx, run) = (*self.ctx(), n * core::mem::size_of::<T>());
-        let root_here = self.is_here(comm, root);
-        if root_here {
-            let to = buffer(&ctx, comm, slots, root, 1).wrapping_add(comm.rank() as usize * run);
+        let (slots, run) = self.meet_rooted(block, (comm, call, root), (src, dst), src.len());
+        if self.is_here(comm, root) {
+            let to = buffer(self.ctx(), comm, slots, root, 1);
+            let to = to.wrapping_add(comm.rank() as usize * run);
             // SAFETY: this rank's chunk of the root's destination.
             unsafe { block.copy(to, bytes_of(src), run) };
         }
         if self.spans_processes(comm) && block.id() == comm.rec.lead {
-            self.check_length_between_processes(block, comm, call, n);
-            let (p, reps) = (self.rep_index(comm), comm.rec.reps);
-            let top = self.rep_of(comm, root);
             let source = move |ctx: &RankContext, i: u32, _: u32| buffer(ctx, comm, slots, i, 0);
             let into = move |ctx: &RankContext, i: u32, _: u32| {
                 buffer(ctx, comm, slots, root, 1).wrapping_add(i as usize * run)
             };
-            for s in 1..reps {
-                let q = (top + s) % reps;
-                let process = self.rep_process(comm, q);
-                let send =
-                    (p == q).then(|| (top, Runs::new(&ctx, comm, (process, ONCE), run, source)));
-                let recv =
-                    (p == top).then(|| (q, Runs::new(&ctx, comm, (process, ONCE), run, into)));
-                self.stream_step(block, comm, call, send, recv, &CopyIn);
-            }
+            let chunk = (run, src.len());
+            self.rooted_steps(block, (comm, call, root, true), chunk, (source, into));
         }
         // The root's destination is complete, and no source is read any more.
         self.local_barrier(block, comm, call);
@@ -166,45 +143,86 @@ impl Runtime {
         (src, dst): (DeviceSlice<T>, DeviceSlice<T>),
     ) {
         let call = Call::Scatter;
-        let n = dst.len();
-        self.check_root(block, call, comm, root);
-        let at_root = comm.rank() == root;
-        if at_root {
-            self.check_buffer(
-                block,
-                call,
-                (src.len(), comm.size() as usize * n, comm.size()),
-                0,
-            );
-        }
-        let buffers = [at_root.then(|| bytes_of(src)), Some(bytes_of(dst))];
-        let slots = self.meet_slices(block, comm, call, buffers, n);
-        let (ctx, run) = (*self.ctx(), n * core::mem::size_of::<T>());
+        let (slots, run) = self.meet_rooted(block, (comm, call, root), (src, dst), dst.len());
         if self.is_here(comm, root) {
-            let from = buffer(&ctx, comm, slots, root, 0).wrapping_add(comm.rank() as usize * run);
+            let from = buffer(self.ctx(), comm, slots, root, 0);
+            let from = from.wrapping_add(comm.rank() as usize * run);
             // SAFETY: this rank's chunk of the root's source; its own destination.
             unsafe { block.copy(bytes_of(dst), from, run) };
         }
         if self.spans_processes(comm) && block.id() == comm.rec.lead {
-            self.check_length_between_processes(block, comm, call, n);
-            let (p, reps) = (self.rep_index(comm), comm.rec.reps);
-            let top = self.rep_of(comm, root);
             let source = move |ctx: &RankContext, i: u32, _: u32| {
                 buffer(ctx, comm, slots, root, 0).wrapping_add(i as usize * run)
             };
             let into = move |ctx: &RankContext, i: u32, _: u32| buffer(ctx, comm, slots, i, 1);
-            for s in 1..reps {
-                let q = (top + s) % reps;
-                let process = self.rep_process(comm, q);
-                let send =
-                    (p == top).then(|| (q, Runs::new(&ctx, comm, (process, ONCE), run, source)));
-                let recv =
-                    (p == q).then(|| (top, Runs::new(&ctx, comm, (process, ONCE), run, into)));
-                self.stream_step(block, comm, call, send, recv, &CopyIn);
-            }
+            let chunk = (run, dst.len());
+            self.rooted_steps(block, (comm, call, root, false), chunk, (source, into));
         }
         // Every destination is complete, and the root's source is not read any more.
         self.local_barrier(block, comm, call);
+    }
+
+    /// The checks and the meeting of `gather_into` and `scatter_from`
+    /// (chunks of `n` elements): the root's buffer of `size * n` elements
+    /// (its destination for a gather, its source for a scatter) is the only
+    /// one of its kind used. Returns the records and the chunk's bytes.
+    #[inline(always)]
+    fn meet_rooted<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        (comm, call, root): (Comm, Call, u32),
+        (src, dst): (DeviceSlice<T>, DeviceSlice<T>),
+        n: usize,
+    ) -> (*mut u64, usize) {
+        self.check_root(block, call, comm, root);
+        let at_root = comm.rank() == root;
+        // A gather's root gathers into its destination; a scatter's root
+        // scatters from its source.
+        let (whole, k) = if call == Call::Gather {
+            (dst, 1)
+        } else {
+            (src, 0)
+        };
+        if at_root {
+            let size = comm.size();
+            self.check_buffer(block, call, (whole.len(), size as usize * n, size), k);
+        }
+        let mut buffers = [Some(bytes_of(src)), Some(bytes_of(dst))];
+        if !at_root {
+            buffers[k as usize] = None;
+        }
+        let slots = self.meet_slices(block, comm, call, buffers, n);
+        (slots, n * core::mem::size_of::<T>())
+    }
+
+    /// The steps between processes of `gather_into` (`toward_root`) and
+    /// `scatter_from`: one per other process, between the root's
+    /// representative and that process's, carrying the chunks of that
+    /// process's ranks from `source` into `into`.
+    #[inline(always)]
+    fn rooted_steps<S, R>(
+        &mut self,
+        block: &mut Block,
+        (comm, call, root, toward_root): (Comm, Call, u32, bool),
+        (run, n): (usize, usize),
+        (source, into): (S, R),
+    ) where
+        S: Fn(&RankContext, u32, u32) -> *mut u8 + Copy,
+        R: Fn(&RankContext, u32, u32) -> *mut u8 + Copy,
+    {
+        self.check_length_between_processes(block, comm, call, n);
+        let ctx = *self.ctx();
+        let (p, reps) = (self.rep_index(comm), comm.rec.reps);
+        let top = self.rep_of(comm, root);
+        for s in 1..reps {
+            let q = (top + s) % reps;
+            let process = self.rep_process(comm, q);
+            let (from, to) = if toward_root { (q, top) } else { (top, q) };
+            let walk = (process, ONCE);
+            let send = (p == from).then(|| (to, Runs::new(&ctx, comm, walk, run, source)));
+            let recv = (p == to).then(|| (from, Runs::new(&ctx, comm, walk, run, into)));
+            self.stream_step(block, comm, call, send, recv, &CopyIn);
+        }
     }
 
     /// Chunk `r` of every rank `j`'s `src` in chunk `j` of rank `r`'s `dst`
