@@ -37,7 +37,7 @@ for app in apps/*/; do
   cargo build --release --manifest-path "$app/Cargo.toml" --bins
 done
 mkdir -p "$bundle/bench"
-cp target/release/bench target/release/bench_world target/release/bench_collectives \
+cp target/release/bench target/release/bench_world target/release/bench_collectives target/release/bench_chunks \
   target/release/bench_world_collectives target/release/bench_world_allreduce "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu bench/baselines/*.cuh "$bundle/baselines/"

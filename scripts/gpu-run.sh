@@ -50,6 +50,17 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_collectives ]; then
   fi
 fi
 
+# Allgather and all-to-all across chunk sizes, against the same copies
+# between grid.sync()s in a raw CUDA kernel.
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_chunks ]; then
+  if nvcc -O2 -arch=sm_90 baselines/grid_chunks.cu -o /tmp/grid_chunks >>"$log" 2>&1; then
+    run "bench_chunks" bench/bench_chunks --baseline /tmp/grid_chunks --out "${OUT:-/tmp}/bench"
+    sed -n '/^dcuda bench_chunks/,/^wrote/p' "$log"
+  else
+    fail=$((fail + 1)); failed+=("grid_chunks build"); echo "FAIL grid_chunks build" | tee -a "$log"
+  fi
+fi
+
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
 summary

@@ -2,6 +2,8 @@
 //! `bench` measures one device, `bench_world` two processes; both report
 //! every number beside a baseline measured in the same run.
 
+pub mod baseline;
+pub mod chunks;
 pub mod collectives;
 pub mod options;
 pub mod plot;

@@ -20,7 +20,7 @@ fn chunk_collectives_and_scans_on_one_device() {
     let rt = Runtime::new().unwrap();
     let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
     for ranks in [1u32, 2, 3, 8] {
-        dcuda_tests::comms::check_chunks(&rt, &module, (ranks, 0, ranks), &|w| w)
+        dcuda_tests::comms::check_chunks(&rt, &module, (ranks, 0, ranks), (&[1, 5, 2_500], &|w| w))
             .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

@@ -15,38 +15,11 @@
 use dcuda::Runtime;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+use dcuda_bench::baseline::batch_times;
 use dcuda_bench::collectives::{collective_latency, MODES, THREADS};
 use dcuda_bench::stats::stats;
 use dcuda_bench::{options, plot};
 use dcuda_bench_kernels::COLLECTIVE_LATENCY;
-use std::path::Path;
-use std::process::Command;
-
-/// The raw CUDA baseline: per-collective nanoseconds of each batch.
-fn baseline_run(
-    program: &Path,
-    mode: u32,
-    ranks: u32,
-    batches: u32,
-    iters: u32,
-) -> std::result::Result<Vec<f64>, String> {
-    let out = Command::new(program)
-        .args([mode, ranks, THREADS, batches, iters].map(|v| v.to_string()))
-        .output()
-        .map_err(|e| format!("{}: {e}", program.display()))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            l.rsplit(',')
-                .next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("baseline printed {l:?}"))
-        })
-        .collect()
-}
 
 fn main() -> Result<()> {
     dcuda::log::init();
@@ -88,7 +61,16 @@ fn main() -> Result<()> {
                 (batches, iters),
             )?);
             let b = match &baseline {
-                Some(p) => match baseline_run(p, mode as u32, ranks, batches, iters) {
+                Some(p) => match batch_times(
+                    p,
+                    &[
+                        mode as u64,
+                        ranks as u64,
+                        THREADS as u64,
+                        batches as u64,
+                        iters as u64,
+                    ],
+                ) {
                     Ok(ns) => Some(stats(ns)),
                     Err(e) => {
                         eprintln!("bench_collectives: baseline {name} at {ranks} ranks: {e}");

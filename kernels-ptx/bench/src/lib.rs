@@ -4,6 +4,9 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+mod chunks;
+pub use chunks::*;
+
 use dcuda_device::arch::{self, block_idx, global_timer, thread_idx, Scope};
 use dcuda_device::{kernel, rank, DeviceSlice, Rank, Sum};
 

@@ -389,7 +389,7 @@ fn main() {
             ),
             (
                 "chunk collectives across processes",
-                Box::new(|| check_chunks(rt, m, run.layout(), &device_rank)),
+                Box::new(|| check_chunks(rt, m, run.layout(), (&[2_100], &device_rank))),
             ),
         ]
     };
