@@ -20,6 +20,10 @@ use crate::abi::{Call, Fault, RankContext};
 use crate::block::Block;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
+/// Chunks of at least this many bytes are copied by all threads of the
+/// rank together, smaller ones by one thread each.
+const SMALL_CHUNK: usize = 512;
+
 /// Word `k` (0 source, 1 destination) of the record of rank `i` of `comm`,
 /// a rank of this device, as a pointer.
 #[inline(always)]
@@ -60,12 +64,14 @@ impl Runtime {
             n,
         );
         let (ctx, run, mine) = (*self.ctx(), n * core::mem::size_of::<T>(), bytes_of(dst));
-        // SAFETY (copies here): the buffers the ranks here published, of the
-        // lengths checked; chunk j of this rank's destination is its own.
-        self.each_local(comm, 0, 1, |j, dev| unsafe {
-            let from = word(slots, dev as usize, 0) as *const u8;
-            block.copy(mine.wrapping_add(j as usize * run), from, run)
-        });
+        // SAFETY: the sources the ranks here published, of the lengths
+        // checked; chunk j of this rank's destination is its own.
+        unsafe {
+            self.copy_chunks(block, comm, run, |j, dev| {
+                let from = word(slots, dev as usize, 0) as *const u8;
+                (mine.wrapping_add(j as usize * run), from)
+            })
+        };
         if self.spans_processes(comm) {
             let lead = comm.rec.lead;
             if block.id() == lead {
@@ -250,10 +256,12 @@ impl Runtime {
         let mine = bytes_of(dst);
         // SAFETY: chunk `me` of the source of a rank here; chunk j of this
         // rank's own destination.
-        self.each_local(comm, 0, 1, |j, dev| unsafe {
-            let from = (word(slots, dev as usize, 0) as *const u8).wrapping_add(me * run);
-            block.copy(mine.wrapping_add(j as usize * run), from, run)
-        });
+        unsafe {
+            self.copy_chunks(block, comm, run, |j, dev| {
+                let from = (word(slots, dev as usize, 0) as *const u8).wrapping_add(me * run);
+                (mine.wrapping_add(j as usize * run), from)
+            })
+        };
         if self.spans_processes(comm) && block.id() == comm.rec.lead {
             self.check_length_between_processes(block, comm, call, n);
             self.exchange_chunks(block, comm, call, (slots, run, true), &CopyIn);
@@ -301,6 +309,50 @@ impl Runtime {
                 apply,
             );
         }
+    }
+
+    /// Copies `run` bytes for every rank `j` of `comm` here, from and to
+    /// where `at(j, device rank)` says, with every thread: a chunk per rank
+    /// with all threads when chunks are large, else a rank per thread (one
+    /// small copy after another would cost a pass over all the ranks per
+    /// few bytes).
+    ///
+    /// # Safety
+    /// `at` gives ranges of `run` bytes, valid, the destinations this
+    /// rank's alone to write.
+    #[inline(always)]
+    unsafe fn copy_chunks(
+        &self,
+        block: &Block,
+        comm: Comm,
+        run: usize,
+        at: impl Fn(u32, u32) -> (*mut u8, *const u8),
+    ) {
+        let threads = block.threads();
+        if run >= SMALL_CHUNK {
+            self.each_local(comm, 0, 1, |j, dev| {
+                let (to, from) = at(j, dev);
+                // SAFETY: as the caller promised.
+                unsafe { block.copy(to, from, run) }
+            });
+            return;
+        }
+        block.each_thread(|t| {
+            self.each_local(comm, t.index(), threads, |j, dev| {
+                let (to, from) = at(j, dev);
+                // SAFETY: as the caller promised; in words when aligned.
+                unsafe {
+                    if (to as usize | from as usize | run) % 8 == 0 {
+                        let (to, from) = (to as *mut u64, from as *const u64);
+                        for w in 0..run / 8 {
+                            to.add(w).write(from.add(w).read());
+                        }
+                    } else {
+                        core::ptr::copy_nonoverlapping(from, to, run)
+                    }
+                }
+            })
+        });
     }
 
     /// Fails `call` unless `root` is a rank of `comm`.

@@ -155,7 +155,16 @@ impl Device for GpuDevice {
                 bytes,
                 reason: Error::cuda("cuMemAlloc", e).to_string(),
             })?;
-            check("cuMemsetD8", sys::cuMemsetD8_v2(addr, 0, bytes.max(1)))?;
+            // On the copy stream, and waited for: a plain cuMemsetD8 runs on
+            // the legacy stream, which the (non-blocking) copy stream does
+            // not wait for, so an upload right after could land first and
+            // be zeroed (seen on an H100 once another process had used it).
+            let stream = self.copy_stream;
+            check(
+                "cuMemsetD8Async",
+                sys::cuMemsetD8Async(addr, 0, bytes.max(1), stream),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(stream))?;
             Ok(addr)
         }
     }
