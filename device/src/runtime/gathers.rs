@@ -342,7 +342,7 @@ impl Runtime {
                 let (to, from) = at(j, dev);
                 // SAFETY: as the caller promised; in words when aligned.
                 unsafe {
-                    if (to as usize | from as usize | run) % 8 == 0 {
+                    if (to as usize | from as usize | run).is_multiple_of(8) {
                         let (to, from) = (to as *mut u64, from as *const u64);
                         for w in 0..run / 8 {
                             to.add(w).write(from.add(w).read());
