@@ -157,7 +157,8 @@ pub fn split_expected(size: u32, first: u32, ranks: u32, id: u32, round: u32) ->
     want
 }
 
-/// Runs `chunk_collectives` over the world, rails and an interleaved split,
+/// Runs `chunk_collectives` over a dup of the world, rails, an interleaved
+/// split and the world itself,
 /// with chunks of each of `lens` elements (more than 2,048 take several
 /// pieces of the staging area between processes), and checks every local
 /// rank's results; `device_of` gives the device rank of a world rank.
@@ -168,7 +169,7 @@ pub fn check_chunks(
     (lens, device_of): (&[u32], &dyn Fn(u32) -> u32),
 ) -> Result<(), String> {
     for &len in lens {
-        for mode in 0..3u32 {
+        for mode in 0..4u32 {
             let cap = (world * len) as usize;
             let per = chunk_results(world, len);
             let src = rt

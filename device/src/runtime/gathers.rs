@@ -12,7 +12,7 @@
 //! chunks the last one brought), one step per other process for the rest.
 
 use super::collective::word;
-use super::comm::{world_rank, Comm};
+use super::comm::{world_rank, Comm, CommKind};
 use super::route::process_index;
 use super::streams::{CopyIn, Runs, ONCE};
 use super::Runtime;
@@ -313,9 +313,11 @@ impl Runtime {
 
     /// Copies `run` bytes for every rank `j` of `comm` here, from and to
     /// where `at(j, device rank)` says, with every thread: a chunk per rank
-    /// with all threads when chunks are large, else a rank per thread (one
-    /// small copy after another would cost a pass over all the ranks per
-    /// few bytes).
+    /// with all threads when chunks are large; else, for the world and the
+    /// device (whose ranks here are device ranks `0..local`), every word
+    /// of every rank spread over the threads, and for a split a rank per
+    /// thread (one small copy after another would cost a pass of all
+    /// threads per few bytes).
     ///
     /// # Safety
     /// `at` gives ranges of `run` bytes, valid, the destinations this
@@ -334,6 +336,35 @@ impl Runtime {
                 let (to, from) = at(j, dev);
                 // SAFETY: as the caller promised.
                 unsafe { block.copy(to, from, run) }
+            });
+            return;
+        }
+        if comm.kind != CommKind::Split && run.is_multiple_of(8) {
+            // The ranks here are device ranks 0..local: spread all their
+            // words over all threads, as a coalesced copy would.
+            let words = run / 8;
+            let total = comm.rec.local as usize * words;
+            let first = if comm.kind == CommKind::World {
+                self.ctx().world_first
+            } else {
+                0
+            };
+            block.each_thread(|t| {
+                let mut w = t.index() as usize;
+                while w < total {
+                    let (dev, k) = ((w / words) as u32, (w % words) * 8);
+                    let (to, from) = at(first + dev, dev);
+                    let (to, from) = (to.wrapping_add(k), from.wrapping_add(k));
+                    // SAFETY: word k of a range the caller promised.
+                    unsafe {
+                        if (to as usize | from as usize).is_multiple_of(8) {
+                            (to as *mut u64).write((from as *const u64).read());
+                        } else {
+                            core::ptr::copy_nonoverlapping(from, to, 8)
+                        }
+                    }
+                    w += threads as usize;
+                }
             });
             return;
         }

@@ -1,7 +1,7 @@
 //! The collectives over chunks (`allgather_into`, `gather_into`,
-//! `scatter_from`, `alltoall_into`, `reduce_scatter_into`) over the world,
-//! over rails (one rank per GPU) and over an interleaved split of the
-//! world in reversed order; and `scan_over`/`exscan_over` inside a GPU and
+//! `scatter_from`, `alltoall_into`, `reduce_scatter_into`) over the world
+//! and a dup of it, over rails (one rank per GPU) and over an interleaved
+//! split of the world in reversed order; and `scan_over`/`exscan_over` inside a GPU and
 //! across processes.
 
 use crate::runtime_checks::fill;
@@ -14,7 +14,8 @@ pub struct ChunkArgs {
     /// Elements per chunk.
     pub len: u32,
     /// 0: a dup of the world; 1: rails (one communicator per device rank);
-    /// 2: the world split by parity of world rank, in reversed order.
+    /// 2: the world split by parity of world rank, in reversed order; 3:
+    /// the world itself.
     pub mode: u32,
     /// World size times `len` per rank: the sources.
     pub src: DeviceSlice<u64>,
@@ -47,7 +48,7 @@ pub const fn chunk_value(w: u32, j: u32, e: u32) -> u64 {
 /// The color and key of world rank `w` in `mode`, for a world of `size`.
 pub const fn chunk_split(mode: u32, w: u32, dev: u32, size: u32) -> (u32, u32) {
     match mode {
-        0 => (0, w),
+        0 | 3 => (0, w),
         1 => (dev, w),
         _ => (w % 2, size - w),
     }
@@ -59,7 +60,11 @@ pub fn chunk_collectives(rank: &mut Rank, args: &ChunkArgs) {
     let world = rank.world();
     let (w, id, len) = (world.rank(), rank.id(), args.len as usize);
     let (color, key) = chunk_split(args.mode, w, id, world.size());
-    let Some(comm) = rank.comm_split(world, Some(color), key) else {
+    let made = match args.mode {
+        3 => Some(world),
+        _ => rank.comm_split(world, Some(color), key),
+    };
+    let Some(comm) = made else {
         return;
     };
     let (size, me) = (comm.size() as usize, comm.rank());
@@ -95,7 +100,9 @@ pub fn chunk_collectives(rank: &mut Rank, args: &ChunkArgs) {
     rank.reduce_scatter_into(comm, all, reduced, Sum);
     let mut got = [0u64; SCANS];
     got[4] = rank.exscan_over(comm, w as u64, Sum).unwrap_or(NONE);
-    rank.comm_free(comm);
+    if comm != world {
+        rank.comm_free(comm);
+    }
     got[3] = rank.scan_over(world, w as u64, Sum);
 
     // Scans inside the GPU: over the device, and over half of it.
