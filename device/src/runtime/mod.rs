@@ -17,6 +17,7 @@ mod fault;
 mod gathers;
 mod host;
 mod leaders;
+mod local_copies;
 mod log;
 mod matching;
 mod notify;
