@@ -191,10 +191,10 @@ fn allreduce_and_bcast_between_the_ranks_of_a_device() {
 }
 
 #[test]
-fn allreduce_into_reduces_slices_and_refuses_unequal_lengths() {
+fn allreduce_into_reduces_slices_and_refuses_unequal_lengths_and_elements() {
     let (rt, module) = setup();
     let (ranks, len) = (5u32, 1003u32);
-    for case in [0, 1] {
+    for case in [0, 1, 2] {
         let n = (ranks * len) as usize;
         let (input, sums, reals) = (
             rt.alloc::<u32>(n).unwrap(),
@@ -216,6 +216,14 @@ fn allreduce_into_reduces_slices_and_refuses_unequal_lengths() {
             let msg = result.unwrap_err().to_string();
             let named = msg.contains("rank 1 passed buffers of 1002 elements, this rank of 1003")
                 || msg.contains("passed buffers of 1003 elements, this rank of 1002");
+            assert!(named && msg.contains("allreduce_into"), "{msg}");
+            continue;
+        }
+        if case == 2 {
+            // Each rank would read the others' buffers by its own element size.
+            let msg = result.unwrap_err().to_string();
+            let named = msg.contains("rank 1 passed elements of 8 bytes, this rank of 4 bytes")
+                || msg.contains("passed elements of 4 bytes, this rank of 8 bytes");
             assert!(named && msg.contains("allreduce_into"), "{msg}");
             continue;
         }

@@ -4,7 +4,8 @@
 //! over its communicator and delegates to the runtime.
 //!
 //! Chunk `j` of a buffer of `size * n` elements is its elements
-//! `j * n .. (j + 1) * n`. Every rank passes the same `n`, and its buffers
+//! `j * n .. (j + 1) * n`. Every rank passes the same `n` and element type
+//! (a mismatch is an error naming the rank), and its buffers
 //! are global memory (other ranks and the host reach them); a rank's
 //! buffers stay untouched by it until the call returns, and no two ranks'
 //! destinations overlap.

@@ -57,7 +57,7 @@ impl Runtime {
             comm,
             call,
             [Some(bytes_of(src)), Some(bytes_of(dst))],
-            n,
+            (n, core::mem::size_of::<T>()),
         );
         let (ctx, run, mine) = (*self.ctx(), n * core::mem::size_of::<T>(), bytes_of(dst));
         // SAFETY: the sources the ranks here published, of the lengths
@@ -193,7 +193,7 @@ impl Runtime {
         if !at_root {
             buffers[k as usize] = None;
         }
-        let slots = self.meet_slices(block, comm, call, buffers, n);
+        let slots = self.meet_slices(block, comm, call, buffers, (n, core::mem::size_of::<T>()));
         (slots, n * core::mem::size_of::<T>())
     }
 
@@ -246,7 +246,7 @@ impl Runtime {
             comm,
             call,
             [Some(bytes_of(src)), Some(bytes_of(dst))],
-            n,
+            (n, core::mem::size_of::<T>()),
         );
         let (run, me) = (n * core::mem::size_of::<T>(), comm.rank() as usize);
         let mine = bytes_of(dst);

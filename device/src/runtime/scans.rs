@@ -171,7 +171,7 @@ impl Runtime {
             Some(src.as_mut_ptr() as *mut u8),
             Some(dst.as_mut_ptr() as *mut u8),
         ];
-        let slots = self.meet_slices(block, comm, call, buffers, n);
+        let slots = self.meet_slices(block, comm, call, buffers, (n, core::mem::size_of::<T>()));
         let (threads, first) = (block.threads() as usize, comm.rank() as usize * n);
         let out = dst.as_mut_ptr();
         block.each_thread(|t| {

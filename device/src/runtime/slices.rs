@@ -22,6 +22,13 @@ use crate::abi::{Call, Fault};
 use crate::arch;
 use crate::block::{Block, Max, ReduceOp, Reducible, Sum};
 use crate::memory::{DeviceCopy, DeviceSlice};
+use core::mem::size_of;
+
+/// Where a slice's element size starts in the shape word of its record;
+/// the length takes the bits below.
+const ELEMENT_SHIFT: u32 = 48;
+/// The longest slice a collective takes, in elements.
+const LENGTH: u64 = (1 << ELEMENT_SHIFT) - 1;
 
 impl Runtime {
     /// `dst[i]` on every rank of `comm` becomes every rank's `src[i]`
@@ -46,7 +53,7 @@ impl Runtime {
             Some(src.as_mut_ptr() as *mut u8),
             Some(dst.as_mut_ptr() as *mut u8),
         ];
-        let slots = self.meet_slices(block, comm, call, buffers, n);
+        let slots = self.meet_slices(block, comm, call, buffers, (n, size_of::<T>()));
         let threads = block.threads();
         // This rank's place among the ranks here, in rank order.
         let me = comm.rank();
@@ -118,10 +125,12 @@ impl Runtime {
     }
 
     /// Publishes this rank's `buffers` (source, destination; `None` where
-    /// this rank passes none) and length `n` to the ranks of `comm` here,
-    /// after checking that they are global memory (other ranks and the
-    /// host reach them), and fails unless every rank here passed `n`.
-    /// Returns the records (words: source, destination, length).
+    /// this rank passes none), length `n` and element size `elem` to the
+    /// ranks of `comm` here, after checking that the buffers are global
+    /// memory (other ranks and the host reach them), and fails unless every
+    /// rank here passed `n` elements of `elem` bytes: each rank reads and
+    /// writes the others' buffers by its own `n` and `elem`. Returns the
+    /// records (words: source, destination, shape).
     #[inline(always)]
     pub(super) fn meet_slices(
         &mut self,
@@ -129,7 +138,7 @@ impl Runtime {
         comm: Comm,
         call: Call,
         buffers: [Option<*mut u8>; 2],
-        n: usize,
+        (n, elem): (usize, usize),
     ) -> *mut u64 {
         for s in buffers.into_iter().flatten() {
             if n > 0 && !arch::is_global(s) {
@@ -137,16 +146,20 @@ impl Runtime {
                 self.fail(block, call, Fault::NotGlobal, values);
             }
         }
+        if n as u64 > LENGTH {
+            self.fail(block, call, Fault::CountTooLarge, [n as u64, LENGTH, 0, 0]);
+        }
+        let shape = n as u64 | (elem as u64) << ELEMENT_SHIFT;
         let word_of = |b: Option<*mut u8>| b.map_or(0, |p| p as u64);
-        let mine = [word_of(buffers[0]), word_of(buffers[1]), n as u64];
+        let mine = [word_of(buffers[0]), word_of(buffers[1]), shape];
         let slots = self.meet(block, comm, call, mine);
         let threads = block.threads();
-        // The highest rank here that disagrees on the length, plus one.
+        // The highest rank here that disagrees on the shape, plus one.
         let odd = block.reduce(
             |t| {
                 let mut found = 0u32;
                 self.each_local(comm, t.index(), threads, |r, dev| {
-                    if word(slots, dev as usize, 2) != n as u64 {
+                    if word(slots, dev as usize, 2) != shape {
                         found = found.max(r + 1);
                     }
                 });
@@ -156,7 +169,15 @@ impl Runtime {
         );
         if odd != 0 {
             let dev = self.world_rank(comm, odd - 1) - self.ctx().world_first;
-            let values = [n as u64, word(slots, dev as usize, 2), odd as u64 - 1, 0];
+            let theirs = word(slots, dev as usize, 2);
+            let (their_n, their_elem) = (theirs & LENGTH, theirs >> ELEMENT_SHIFT);
+            let rank = odd as u64 - 1;
+            if their_elem != elem as u64 {
+                // No window: the values name the rank and both sizes.
+                let values = [u64::MAX, their_elem, elem as u64, rank];
+                self.fail(block, call, Fault::ElementMismatch, values);
+            }
+            let values = [n as u64, their_n, rank, 0];
             self.fail(block, call, Fault::LengthMismatch, values);
         }
         slots

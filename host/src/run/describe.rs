@@ -47,6 +47,9 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
             comm_name(c),
             comm_name(b)
         ),
+        Some(Fault::ElementMismatch) if a == u64::MAX => format!(
+            "rank {d} passed elements of {b} bytes, this rank of {c} bytes: every rank must pass slices of the same element type"
+        ),
         Some(Fault::ElementMismatch) => format!(
             "window {a} holds elements of {b} bytes at rank {d}, but this rank uses it with elements of {c} bytes: every rank must create a window with the same element type"
         ),

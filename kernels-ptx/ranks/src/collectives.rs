@@ -163,6 +163,8 @@ pub const fn slice_value(rank: u32, i: u32) -> u32 {
 
 /// `allreduce_into` over every rank of the device: a `u32` sum into a
 /// separate destination, an `f64` sum in place, and a `Max` in place.
+/// Case 1: rank 1 passes one element less; case 2: rank 1 passes `f64`s
+/// where the others pass `u32`s.
 #[rank]
 pub fn allreduce_slices(rank: &mut Rank, args: &SliceReduceArgs) {
     let comm = rank.device();
@@ -177,6 +179,11 @@ pub fn allreduce_slices(rank: &mut Rank, args: &SliceReduceArgs) {
     } else {
         len
     };
-    rank.allreduce_into(comm, input.slice(0..short), sums.slice(0..short), Sum);
+    if args.case == 2 && me == 1 {
+        // The same length, but elements of 8 bytes where the others pass 4.
+        rank.allreduce_into(comm, reals, reals, Sum);
+    } else {
+        rank.allreduce_into(comm, input.slice(0..short), sums.slice(0..short), Sum);
+    }
     rank.allreduce_into(comm, reals, reals, Sum);
 }
