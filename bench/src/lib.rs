@@ -8,3 +8,4 @@ pub mod collectives;
 pub mod options;
 pub mod plot;
 pub mod stats;
+pub mod table;

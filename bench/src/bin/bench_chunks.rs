@@ -17,8 +17,9 @@ use dcuda::Runtime;
 use dcuda_bench::baseline::batch_times;
 use dcuda_bench::chunks::{chunk_latency, CHUNK_MODES};
 use dcuda_bench::collectives::THREADS;
+use dcuda_bench::options;
 use dcuda_bench::stats::{stats, Stats};
-use dcuda_bench::{options, plot};
+use dcuda_bench::table::{cell, column, write_plot};
 use dcuda_bench_kernels::CHUNK_LATENCY;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -47,6 +48,8 @@ fn main() -> Result<()> {
     } else {
         &[1, 16, 256, 2048, 8192]
     };
+    // The plot shows the most ranks measured.
+    let top = *counts.last().expect("a rank count");
     println!(
         "dcuda bench_chunks on {} ({:?}), {THREADS} threads per rank, up to {max} ranks; {batches} batches of {iters}",
         rt.device_info().name,
@@ -74,8 +77,8 @@ fn main() -> Result<()> {
                 if ranks as u64 * ranks as u64 * bytes > MAX_BYTES {
                     continue;
                 }
-                let cell = (mode as u32, len);
-                let d = stats(chunk_latency(&rt, &module, cell, ranks, (batches, iters))?);
+                let case = (mode as u32, len);
+                let d = stats(chunk_latency(&rt, &module, case, ranks, (batches, iters))?);
                 let b = baseline.as_ref().and_then(|p| {
                     let args = [
                         mode as u64,
@@ -97,36 +100,31 @@ fn main() -> Result<()> {
                 // What a rank receives from the others, per median time.
                 let received = (ranks as u64 - 1) * bytes;
                 let gbs = |s: Stats| received as f64 / (s.median * 1e3);
-                let show = |v: Option<f64>, w: usize| {
-                    v.map(|v| format!("{v:>w$.3}"))
-                        .unwrap_or_else(|| format!("{:>w$}", "-"))
-                };
                 println!(
                     "{name:<15} {ranks:>6} {bytes:>9} {:>11.3} {:>11.3} {} {} {} {:>9.2}",
                     d.median,
                     d.p99,
-                    show(b.map(|b| b.median), 11),
-                    show(b.map(|b| b.p99), 11),
-                    show(b.map(|b| d.median / b.median), 7),
+                    column(b.map(|b| b.median), 11),
+                    column(b.map(|b| b.p99), 11),
+                    column(b.map(|b| d.median / b.median), 7),
                     gbs(d)
                 );
-                let opt = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
                 csv += &format!(
                     "{name},{ranks},{bytes},{:.4},{:.4},{},{},{},{:.3},{}\n",
                     d.median,
                     d.p99,
-                    opt(b.map(|b| b.median)),
-                    opt(b.map(|b| b.p99)),
-                    opt(b.map(|b| d.median / b.median)),
+                    cell(b.map(|b| b.median)),
+                    cell(b.map(|b| b.p99)),
+                    cell(b.map(|b| d.median / b.median)),
                     gbs(d),
-                    opt(b.map(gbs))
+                    cell(b.map(gbs))
                 );
                 ours.push((bytes as f64, d.median));
                 if let Some(b) = b {
                     theirs.push((bytes as f64, b.median));
                 }
             }
-            if ranks == max {
+            if ranks == top {
                 curves.push((format!("dcuda {name}"), ours));
                 if !theirs.is_empty() {
                     curves.push((format!("grid.sync {name}"), theirs));
@@ -136,13 +134,9 @@ fn main() -> Result<()> {
     }
     std::fs::create_dir_all(&out_dir)?;
     std::fs::write(out_dir.join("chunks.csv"), csv)?;
-    let series: Vec<(&str, Vec<(f64, f64)>)> = curves
-        .iter()
-        .map(|(n, s)| (n.as_str(), s.clone()))
-        .collect();
-    let title = format!("Allgather and all-to-all over {max} ranks of one GPU (median)");
-    let svg = plot::lines(&title, "chunk bytes", "us per collective", true, &series);
-    std::fs::write(out_dir.join("chunks.svg"), svg)?;
+    let title = format!("Allgather and all-to-all over {top} ranks of one GPU (median)");
+    let labels = (title.as_str(), "chunk bytes", "us per collective");
+    write_plot(&out_dir.join("chunks.svg"), labels, true, &curves)?;
     println!("wrote {}/chunks.csv, chunks.svg", out_dir.display());
     Ok(())
 }

@@ -17,8 +17,9 @@ use dcuda::Runtime;
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 use dcuda_bench::baseline::batch_times;
 use dcuda_bench::collectives::{collective_latency, MODES, THREADS};
+use dcuda_bench::options;
 use dcuda_bench::stats::stats;
-use dcuda_bench::{options, plot};
+use dcuda_bench::table::{cell, column, write_plot};
 use dcuda_bench_kernels::COLLECTIVE_LATENCY;
 
 fn main() -> Result<()> {
@@ -80,19 +81,14 @@ fn main() -> Result<()> {
                 None => None,
             };
             let ratio = b.map(|b| d.median / b.median);
-            let show = |v: Option<f64>, w: usize| {
-                v.map(|v| format!("{v:>w$.3}"))
-                    .unwrap_or_else(|| format!("{:>w$}", "-"))
-            };
             println!(
                 "{name:<10} {ranks:>6} {:>12.3} {:>12.3} {} {} {}",
                 d.median,
                 d.p99,
-                show(b.map(|b| b.median), 14),
-                show(b.map(|b| b.p99), 14),
-                show(ratio, 7)
+                column(b.map(|b| b.median), 14),
+                column(b.map(|b| b.p99), 14),
+                column(ratio, 7)
             );
-            let cell = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
             csv += &format!(
                 "{name},{ranks},{:.4},{:.4},{},{},{}\n",
                 d.median,
@@ -113,20 +109,12 @@ fn main() -> Result<()> {
     }
     std::fs::create_dir_all(&out_dir)?;
     std::fs::write(out_dir.join("collectives.csv"), csv)?;
-    let series: Vec<(&str, Vec<(f64, f64)>)> = curves
-        .iter()
-        .map(|(n, s)| (n.as_str(), s.clone()))
-        .collect();
-    std::fs::write(
-        out_dir.join("collectives.svg"),
-        plot::lines(
-            "Collectives over the ranks of one GPU (median)",
-            "ranks",
-            "us per collective",
-            true,
-            &series,
-        ),
-    )?;
+    let labels = (
+        "Collectives over the ranks of one GPU (median)",
+        "ranks",
+        "us per collective",
+    );
+    write_plot(&out_dir.join("collectives.svg"), labels, true, &curves)?;
     println!(
         "wrote {}/collectives.csv, collectives.svg",
         out_dir.display()
