@@ -8,6 +8,8 @@
 //! | `dcuda` | `info` | the backend chosen, a process's place in its job |
 //! | `dcuda` | `warn` | a peer's window reached through the host instead of directly |
 //! | `dcuda` | `error` | the watchdog's report; a job aborted after a failure |
+//! | `dcuda` | `warn` | messages from other processes a run's ranks never received |
+//! | `dcuda::messages` | `debug` | a message delivered out of turn through a rank's express slot (its inbox was full) |
 //! | `dcuda::rank` | `info` | the live rank log (`rank_log!`), with the world rank as field `rank` |
 
 use tracing_subscriber::EnvFilter;

@@ -11,3 +11,4 @@ pub fn rank_ptx() -> dcuda::Ptx {
 }
 
 pub mod comms;
+pub mod messages;

@@ -4,7 +4,7 @@
 
 use super::codes::codes;
 use super::context::{CommSync, CommSyncKind};
-use super::{MAX_COMMS, NO_TAG, NO_WINDOW, TAGS};
+use super::{MAX_COMMS, NO_TAG, NO_WINDOW, TAGS, USER_TAGS};
 use bytemuck::{Pod, Zeroable};
 
 codes! {
@@ -25,6 +25,8 @@ codes! {
         CommSync = 13 => "communicator sync",
         CommTable = 14 => "communicator table",
         CommTableFree = 15 => "communicator table free",
+        Send = 16 => "send",
+        Fetch = 17 => "message fetch",
     }
 }
 
@@ -187,6 +189,19 @@ pub enum Request {
         /// Its entries.
         len: u32,
     },
+    /// A message to a rank of another process: [`Transfer::window`] is
+    /// the communicator's context id, [`Transfer::offset`] the sender's
+    /// rank in it.
+    Send {
+        /// What to send.
+        transfer: Transfer,
+        /// The user tag.
+        tag: u32,
+    },
+    /// The payload the host holds for a message in the rank's inbox:
+    /// [`Transfer::offset`] is its number, [`Transfer::local`] where it
+    /// goes.
+    Fetch(Transfer),
     /// A communicator's step through the hosts.
     CommSync {
         /// The communicator's context id.
@@ -268,6 +283,17 @@ impl Command {
                     tag: tag(self.arg)?.ok_or(bad("notify without a tag"))?,
                 }
             }
+            Op::Send => {
+                let t = tag(self.arg)?.ok_or(bad("send without a tag"))?;
+                if t >= USER_TAGS {
+                    return Err(bad("send with a reserved tag"));
+                }
+                Request::Send {
+                    transfer: self.transfer(),
+                    tag: t,
+                }
+            }
+            Op::Fetch => Request::Fetch(self.transfer()),
             Op::Barrier => Request::Barrier,
             Op::WindowExchange => Request::WindowExchange(self.arg),
             Op::CommTable | Op::CommTableFree => {

@@ -3,8 +3,8 @@
 
 use super::codes::codes;
 use super::command::{Command, Reply};
-use super::records::{ErrorRecord, MatchRecord, WaitStatus, WindowEntry};
-use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, STAGE_HALF, TAGS};
+use super::records::{ErrorRecord, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry};
+use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, MSG_LOG, STAGE_HALF, TAGS};
 
 /// Entries of each slot's communicator table per world rank: the parts of
 /// the live communicators of a slot (disjoint sets of ranks) hold at most
@@ -198,6 +198,26 @@ pub struct RankContext {
     /// `[MAX_COMMS][world_size]` [`SplitEntry`]s, by the slot of the
     /// communicator being split (filled by the hosts across processes).
     pub comm_exchange: u64,
+    /// `[ranks][MSG_LOG]` [`MessageRecord`]s sent by ranks of this device.
+    pub messages: u64,
+    /// `[2][ranks]` records reserved in, then retired from, each rank's
+    /// message log.
+    pub message_counters: u64,
+    /// `[ranks]` each rank's own envelope: the message it waits to hand
+    /// over when it is long or the receiver's log is full.
+    pub envelopes: u64,
+    /// `[3][ranks]` per receiver: the list of senders' envelopes pushed to
+    /// it, the list it has taken over, and whether its [`Want`] is set.
+    pub message_lists: u64,
+    /// `[ranks][MSG_LOG + 1]` [`MessageRecord`]s from other processes,
+    /// written by the host (host-mapped): the inbox, then the express slot.
+    pub inbox: u64,
+    /// `[4][ranks]` records the host has published in, then the rank has
+    /// retired from, each rank's inbox; then the same of its express slot
+    /// (host-mapped).
+    pub inbox_counters: u64,
+    /// `[ranks]` [`Want`]s (host-mapped).
+    pub wants: u64,
 }
 
 impl RankContext {
@@ -304,6 +324,58 @@ impl RankContext {
     #[inline(always)]
     pub fn match_retired(&self, dev: u32) -> *mut u32 {
         (self.match_retired as *mut u32).wrapping_add(dev as usize)
+    }
+
+    /// Device rank `dev`'s message log (`inbox` false) or inbox: its
+    /// records, its reserved (published) and its retired counter.
+    #[inline(always)]
+    pub fn message_log(&self, dev: u32, inbox: bool) -> (*mut MessageRecord, *mut u32, *mut u32) {
+        let (records, stride, counters) = if inbox {
+            (self.inbox, MSG_LOG + 1, self.inbox_counters)
+        } else {
+            (self.messages, MSG_LOG, self.message_counters)
+        };
+        let records = (records as *mut MessageRecord).wrapping_add(dev as usize * stride);
+        let reserved = (counters as *mut u32).wrapping_add(dev as usize);
+        (
+            records,
+            reserved,
+            reserved.wrapping_add(self.ranks as usize),
+        )
+    }
+
+    /// Device rank `dev`'s express slot: its record, published and
+    /// retired counters.
+    #[inline(always)]
+    pub fn express(&self, dev: u32) -> (*mut MessageRecord, *mut u32, *mut u32) {
+        let (records, published, _) = self.message_log(dev, true);
+        let published = published.wrapping_add(2 * self.ranks as usize);
+        (
+            records.wrapping_add(MSG_LOG),
+            published,
+            published.wrapping_add(self.ranks as usize),
+        )
+    }
+
+    /// Device rank `dev`'s envelope.
+    #[inline(always)]
+    pub fn envelope(&self, dev: u32) -> *mut MessageRecord {
+        (self.envelopes as *mut MessageRecord).wrapping_add(dev as usize)
+    }
+
+    /// Device rank `dev`'s envelope lists (pushed, taken over) and its
+    /// want flag.
+    #[inline(always)]
+    pub fn message_lists(&self, dev: u32) -> [*mut u64; 3] {
+        let at = (self.message_lists as *mut u64).wrapping_add(dev as usize);
+        let n = self.ranks as usize;
+        [at, at.wrapping_add(n), at.wrapping_add(2 * n)]
+    }
+
+    /// Device rank `dev`'s [`Want`].
+    #[inline(always)]
+    pub fn want(&self, dev: u32) -> *mut Want {
+        (self.wants as *mut Want).wrapping_add(dev as usize)
     }
 
     /// The peer-table entry of process `p`.

@@ -19,7 +19,8 @@ pub use context::{
     Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
 };
 pub use records::{
-    Call, ErrorRecord, Fault, MatchRecord, WaitStatus, WindowEntry, STATUS_FINISHED,
+    Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
+    STATUS_FINISHED,
 };
 
 /// Tags a user may notify with: `0..USER_TAGS`.
@@ -60,6 +61,20 @@ const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
 pub const STAGE_HALF: usize = 16 * 1024;
 /// [`Transfer::window`] of a write to the target's staging area.
 pub const STAGE_WINDOW: u32 = u32::MAX - 2;
+/// The reserved tag a receiver notifies a sender with once it has copied a
+/// rendezvous message out of the sender's buffer.
+pub const SEND_DONE_TAG: u32 = VECTOR_TAGS + 2 * MAX_COMMS as u32;
+const _: () = assert!(SEND_DONE_TAG < TAGS);
+/// Records in each rank's message log, and in its inbox: messages sent to
+/// it and not yet received. Past that, a sender of the rank's device waits
+/// in a list the receiver scans, and messages from other processes wait at
+/// the receiver's host, which delivers the one the receiver waits for
+/// through the rank's express slot.
+pub const MSG_LOG: usize = 32;
+/// Messages of at most this many bytes travel inside their record (eager);
+/// a longer one is copied by the receiver from where it waits
+/// (rendezvous).
+pub const EAGER: usize = 200;
 /// Records in each rank's matching log (notifications on matched windows).
 pub const MATCH_LOG: usize = 128;
 /// [`Transfer::window`] of a notification without a window.

@@ -48,6 +48,59 @@ pub struct MatchRecord {
     pub _pad: [u32; 3],
 }
 
+/// A two-sided message in a rank's message log (written by a sender of its
+/// device) or its inbox (written by its host, for senders of other
+/// processes).
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct MessageRecord {
+    /// Sequence number + 1 of the record in its log; written last.
+    pub seq: u32,
+    /// Context id of the communicator it was sent on.
+    pub context: u32,
+    /// Sending rank, in that communicator.
+    pub source: u32,
+    /// Tag.
+    pub tag: u32,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// Past [`EAGER`](super::EAGER) bytes: in the log the sender's buffer,
+    /// in the inbox the host's number for the payload it holds.
+    pub data: u64,
+    /// Device rank of the sender (on this device), notified when the
+    /// receiver has taken a message the sender waits on.
+    pub sender: u32,
+    /// 1 once received (written by the receiver).
+    pub consumed: u32,
+    /// Inbox only: the message's number among those that arrived for the
+    /// rank, so that the inbox and the express slot keep arrival order.
+    pub arrival: u32,
+    /// Reserved.
+    pub _pad: u32,
+    /// The next envelope in a list of waiting senders (device address).
+    pub next: u64,
+    /// Up to [`EAGER`](super::EAGER) bytes of payload.
+    pub inline: [u64; super::EAGER / 8],
+}
+
+/// What a rank waits to receive while its inbox is full, so that its host
+/// delivers a matching message out of turn (host-mapped, written by the
+/// rank). `u32::MAX` is a wildcard.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Want {
+    /// Non-zero while the rank waits.
+    pub active: u32,
+    /// Communicator context id.
+    pub context: u32,
+    /// Source rank in it, or `u32::MAX`.
+    pub source: u32,
+    /// Tag, or `u32::MAX`.
+    pub tag: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<MessageRecord>() == 256);
+
 /// What a waiting rank waits on; read by the host watchdog.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
@@ -117,6 +170,10 @@ codes! {
         ReduceScatter = 25 => "reduce_scatter_into",
         Scan = 26 => "scan_over",
         Exscan = 27 => "exscan_over",
+        Send = 28 => "send",
+        Recv = 29 => "recv",
+        Probe = 30 => "probe",
+        Iprobe = 31 => "iprobe",
     }
 }
 
@@ -144,5 +201,7 @@ codes! {
         TooManyProcesses = 17 => "collective across too many processes",
         ColorReserved = 18 => "color reserved",
         BufferLength = 19 => "collective buffer of the wrong length",
+        MessageTruncated = 20 => "message longer than the receive buffer",
+        MessagePartial = 21 => "message not a whole number of elements",
     }
 }

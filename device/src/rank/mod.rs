@@ -21,6 +21,7 @@
 mod collectives;
 mod comms;
 mod communication;
+mod messages;
 mod slices;
 
 use crate::abi::RankContext;

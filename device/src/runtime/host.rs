@@ -168,12 +168,18 @@ impl Runtime {
     /// Waits until the host has completed every access handed to it.
     #[inline(always)]
     pub fn wait_host(&mut self, block: &mut Block, call: Call) {
+        self.wait_host_for(block, call, [self.host.issued, 0, 0]);
+    }
+
+    /// [`wait_host`](Self::wait_host), telling the watchdog `args`.
+    #[inline(always)]
+    pub fn wait_host_for(&mut self, block: &mut Block, call: Call, args: [u32; 3]) {
         let issued = self.host.issued;
         if issued == self.host.completed {
             return;
         }
         let done = self.ctx().host_done(block.id());
-        self.wait_until(block, call, [issued, 0, 0], || {
+        self.wait_until(block, call, args, || {
             // SAFETY: this rank's completion counter, written by the host.
             let d = unsafe { arch::load_acquire(done, Scope::System) };
             if d.wrapping_sub(issued) as i32 >= 0 {

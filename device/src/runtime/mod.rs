@@ -20,6 +20,8 @@ mod leaders;
 mod local_copies;
 mod log;
 mod matching;
+mod message_logs;
+mod messages;
 mod notify;
 mod rma;
 mod route;
@@ -34,6 +36,7 @@ mod window;
 
 pub use comm::{Comm, CommKind};
 pub use matching::{Match, Source};
+pub use messages::Status;
 pub use window::Window;
 
 use crate::abi::{RankContext, STATUS_FINISHED};

@@ -119,6 +119,8 @@ impl Services {
                     } => w.put(rank, &transfer, tag, inline)?,
                     Request::Get { transfer, tag } => w.get(rank, &transfer, tag)?,
                     Request::Notify { target, tag } => w.notify(rank, target, tag)?,
+                    Request::Send { transfer, tag } => w.send_message(rank, &transfer, tag)?,
+                    Request::Fetch(transfer) => w.fetch(rank, &transfer)?,
                     Request::Barrier => w.start_sync(&mut self.syncs, None)?,
                     Request::WindowExchange(id) => w.start_sync(&mut self.syncs, Some(id))?,
                     Request::CommSync { context, sync } => {

@@ -32,6 +32,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
     let [a, b, c, d] = e.values;
     let detail = match Fault::from_u32(e.fault) {
         Some(Fault::RankOutOfRange) if matches!(Call::from_u32(e.call.wrapping_sub(1)), Some(Call::Bcast | Call::ReduceTo | Call::Gather | Call::Scatter)) => format!("root {a} is out of range: the communicator has {b} ranks"),
+        Some(Fault::RankOutOfRange) if matches!(Call::from_u32(e.call.wrapping_sub(1)), Some(Call::Recv | Call::Probe | Call::Iprobe)) => format!("source rank {a} is out of range: the communicator has {b} ranks"),
         Some(Fault::RankOutOfRange) => format!("target rank {a} is out of range: the communicator has {b} ranks"),
         Some(Fault::OutOfBounds) => format!(
             "elements {}..{} are outside the target window of rank {c}, which has {b} elements",
@@ -78,6 +79,8 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
             b / d.max(1)
         ),
         Some(Fault::ColorReserved) => format!("color {a} is reserved: colors are 0..{a}; pass None to join no communicator"),
+        Some(Fault::MessageTruncated) => format!("the message from rank {c} with tag {d} has {a} bytes, but the receive buffer only {b}: pass a buffer at least as long (probe tells a message's length)"),
+        Some(Fault::MessagePartial) => format!("the message from rank {c} with tag {d} has {a} bytes, not a whole number of the receive buffer's {b}-byte elements: sender and receiver must use the same element type"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),
         None => format!("fault {} with values {:?}", e.fault, e.values),
     };
@@ -135,6 +138,32 @@ pub(crate) fn describe_wait(rank: u32, s: &WaitStatus) -> String {
             s.seen
         ),
         Some(Call::HostCall) => format!("a host call (op {}): waiting for the host", s.a),
+        Some(Call::Send) if s.c == 1 => format!(
+            "send(tag {}) to rank {}: waiting for the receiver to receive the message (rendezvous)",
+            s.a, s.b
+        ),
+        Some(Call::Send) if s.c == 2 => format!(
+            "send(tag {}) to rank {} of another process: waiting for the host to read the message",
+            s.a, s.b
+        ),
+        Some(Call::Send) => format!(
+            "send(tag {}) to rank {}: the receiver's log of unreceived messages is full",
+            s.a, s.b
+        ),
+        Some(call @ (Call::Recv | Call::Probe | Call::Iprobe)) => {
+            let any = |v: u32| match v {
+                u32::MAX => "any".to_string(),
+                v => v.to_string(),
+            };
+            format!(
+                "{}(source {}, tag {}) on the communicator of context {}: no such message arrived{}",
+                call.name(),
+                any(s.b),
+                any(s.a),
+                s.c,
+                if call == Call::Iprobe { " (it keeps polling)" } else { "" }
+            )
+        }
         Some(other) => format!("{} ({}, {}, {})", other.name(), s.a, s.b, s.c),
         None => format!("state {}", s.state),
     };

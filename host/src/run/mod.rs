@@ -255,6 +255,10 @@ fn serve(
                 Err(e)
             }
             None => {
+                let lost = w.unreceived();
+                if lost > 0 {
+                    tracing::warn!(target: "dcuda", "{lost} messages from other processes were sent to ranks of process {} and never received", w.me());
+                }
                 crate::transport::departure::run_completed();
                 Ok(report)
             }

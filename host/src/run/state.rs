@@ -7,10 +7,10 @@ use super::config::RunConfig;
 use crate::error::Result;
 use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::runtime::Runtime;
-use crate::world::{RunMemory, World};
+use crate::world::{InboxMemory, RunMemory, World};
 use dcuda_device::abi::{
-    Command, ErrorRecord, MatchRecord, Peer, RankContext, Reply, Route, WaitStatus, WindowEntry,
-    MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, STAGE_HALF, TAGS,
+    Command, ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, Route, WaitStatus,
+    Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, STAGE_HALF, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -37,6 +37,13 @@ pub(crate) struct RunState {
     replies: MappedBuffer<u8>,
     _match_log: DeviceBuffer<u8>,
     _match_counters: DeviceBuffer<u32>,
+    _messages: (
+        DeviceBuffer<u8>,
+        DeviceBuffer<u32>,
+        DeviceBuffer<u8>,
+        DeviceBuffer<u64>,
+    ),
+    _inbox: (MappedBuffer<u8>, MappedBuffer<u32>, MappedBuffer<u8>),
     _comms: CommMemory,
     _leader_barrier: DeviceBuffer<u32>,
     pub context: DeviceBuffer<u8>,
@@ -79,6 +86,14 @@ impl RunState {
         let remote = rt.alloc_mapped::<u32>(counters)?;
         let host_done = rt.alloc_mapped::<u32>(n)?;
         let remote_active = rt.alloc::<u32>(1)?;
+        // Two-sided messages: each rank's log (device) and inbox (host).
+        let messages = rt.alloc::<u8>(bytes::<MessageRecord>(n * MSG_LOG))?;
+        let message_counters = rt.alloc::<u32>(2 * n)?;
+        let envelopes = rt.alloc::<u8>(bytes::<MessageRecord>(n))?;
+        let message_lists = rt.alloc::<u64>(3 * n)?;
+        let inbox = rt.alloc_mapped::<u8>(bytes::<MessageRecord>(n * (MSG_LOG + 1)))?;
+        let inbox_counters = rt.alloc_mapped::<u32>(4 * n)?;
+        let wants = rt.alloc_mapped::<u8>(bytes::<Want>(n))?;
         let mut world = match rt.job() {
             Some(job) => Some(World::setup(
                 job.clone(),
@@ -89,6 +104,11 @@ impl RunState {
                     remote_counters: remote.host_ptr() as usize,
                     host_done: host_done.host_ptr() as usize,
                     remote_active: remote_active.addr(),
+                    inbox: InboxMemory {
+                        records: inbox.host_ptr() as usize,
+                        counters: inbox_counters.host_ptr() as usize,
+                        wants: wants.host_ptr() as usize,
+                    },
                 },
             )?),
             None => None,
@@ -187,6 +207,13 @@ impl RunState {
             comm_barriers: addrs.barriers,
             comm_records: addrs.records,
             comm_exchange: addrs.exchange,
+            messages: messages.addr(),
+            message_counters: message_counters.addr(),
+            envelopes: envelopes.addr(),
+            message_lists: message_lists.addr(),
+            inbox: inbox.device_ptr() as u64,
+            inbox_counters: inbox_counters.device_ptr() as u64,
+            wants: wants.device_ptr() as u64,
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -199,9 +226,19 @@ impl RunState {
             + windows.len()
             + match_log.len()
             + match_counters.len() * 4
+            + messages.len()
+            + message_counters.len() * 4
+            + envelopes.len()
+            + message_lists.len() * 8
             + comms.bytes();
-        let host =
-            status.len() + ring.len() + replies.len() + remote.len() * 4 + host_done.len() * 4;
+        let host = status.len()
+            + ring.len()
+            + replies.len()
+            + remote.len() * 4
+            + host_done.len() * 4
+            + inbox.len()
+            + inbox_counters.len() * 4
+            + wants.len();
         let state = RunState {
             ranks,
             world_size,
@@ -222,6 +259,8 @@ impl RunState {
             replies,
             _match_log: match_log,
             _match_counters: match_counters,
+            _messages: (messages, message_counters, envelopes, message_lists),
+            _inbox: (inbox, inbox_counters, wants),
             _comms: comms,
             _leader_barrier: leader_barrier,
             context: context_buffer,

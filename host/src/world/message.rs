@@ -60,6 +60,15 @@ pub(crate) enum Message<D> {
         last: bool,
         data: D,
     },
+    /// A two-sided message to world rank `target`, on the communicator of
+    /// context `context`, from its rank `source`.
+    Send {
+        target: u32,
+        context: u32,
+        source: u32,
+        tag: u32,
+        data: D,
+    },
     /// A process's setup.
     Setup(Setup),
     /// A world sync: data messages sent to the receiver, and a window's
@@ -86,6 +95,7 @@ pub(crate) enum Message<D> {
 const PUT: u8 = 1;
 const GET: u8 = 2;
 const GET_REPLY: u8 = 3;
+const SEND: u8 = 4;
 const SETUP: u8 = 10;
 const SYNC: u8 = 11;
 const ABORT: u8 = 12;
@@ -135,6 +145,16 @@ impl Message<Vec<u8>> {
             } => {
                 let w = Writer::default().u32(rank).u64(local).u8(last as u8);
                 (GET_REPLY, data, w)
+            }
+            Message::Send {
+                target,
+                context,
+                source,
+                tag,
+                data,
+            } => {
+                let w = Writer::default().u32(target).u32(context).u32(source);
+                (SEND, data, w.u32(tag))
             }
             Message::Setup(s) => {
                 let w = Writer::default()
@@ -232,6 +252,13 @@ impl<'a> Message<&'a [u8]> {
                 rank: r.u32()?,
                 local: r.u64()?,
                 last: r.u8()? != 0,
+                data: payload,
+            },
+            SEND => Message::Send {
+                target: r.u32()?,
+                context: r.u32()?,
+                source: r.u32()?,
+                tag: r.u32()?,
                 data: payload,
             },
             SETUP => no_payload(Message::Setup(Setup {

@@ -12,6 +12,7 @@
 //! transport keeps between channels.
 
 mod comm_sync;
+mod inbox;
 mod message;
 mod receive;
 mod setup;
@@ -19,7 +20,7 @@ mod sync;
 mod transfer;
 mod wire;
 
-pub(crate) use setup::RunMemory;
+pub(crate) use setup::{InboxMemory, RunMemory};
 pub(crate) use sync::Syncs;
 
 use crate::runtime::Runtime;
@@ -87,6 +88,8 @@ pub(crate) struct World {
     /// Device addresses of the communicator tables and split exchange.
     comm_tables: u64,
     comm_exchange: u64,
+    /// Two-sided messages from other processes for this process's ranks.
+    inbox: Mutex<inbox::Inbox>,
 }
 
 impl World {

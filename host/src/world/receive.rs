@@ -2,6 +2,7 @@
 //! this process's own window table before it is written; control messages
 //! go to the progress thread.
 
+use super::inbox::Letter;
 use super::message::Message;
 use super::setup::peer_error;
 use super::transfer::pieces;
@@ -53,6 +54,11 @@ impl World {
                 Ok(None) => {}
                 Err(e) => self.fail(self.me(), e.reason()),
             }
+            // Messages wait here until their ranks have room.
+            self.inbox
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .publish_all();
             match transport.try_recv(self.control) {
                 Ok(Some(m)) => {
                     busy = true;
@@ -237,6 +243,26 @@ impl World {
                 }
                 Ok(())
             }
+            Message::Send {
+                target,
+                context,
+                source,
+                tag,
+                data,
+            } => {
+                let dev = self.local_rank(from, target)?;
+                let letter = Letter {
+                    context,
+                    source,
+                    tag,
+                    data: data.to_vec(),
+                };
+                self.inbox
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(dev, letter);
+                Ok(())
+            }
             other => Err(peer_error(
                 "receive",
                 format!(
@@ -253,6 +279,7 @@ fn kind<D>(m: &Message<D>) -> &'static str {
         Message::Put { .. } => "put",
         Message::Get { .. } => "get",
         Message::GetReply { .. } => "get reply",
+        Message::Send { .. } => "message",
         Message::Setup(_) => "setup",
         Message::Sync { .. } => "sync",
         Message::CommSync { .. } => "communicator sync",

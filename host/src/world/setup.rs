@@ -1,6 +1,8 @@
 //! The setup of a run's world: every process tells the others its ranks,
 //! node, GPU and counters, and each picks a route to every other.
 
+use super::inbox::Inbox;
+pub(crate) use super::inbox::InboxMemory;
 use super::message::{Message, Setup};
 use super::World;
 use crate::error::{Error, Result};
@@ -33,6 +35,8 @@ pub(crate) struct RunMemory {
     pub remote_counters: usize,
     pub host_done: usize,
     pub remote_active: u64,
+    /// Host addresses of the ranks' inboxes, their counters and wants.
+    pub inbox: InboxMemory,
 }
 
 impl World {
@@ -99,6 +103,7 @@ impl World {
             leader_barrier: 0,
             comm_tables: 0,
             comm_exchange: 0,
+            inbox: Mutex::new(Inbox::new(memory.inbox, ranks)),
             job,
         };
         let mut world = world.choose_routes(&setups)?;

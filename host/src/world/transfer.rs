@@ -92,6 +92,52 @@ impl World {
         self.put(rank, &t, Some(tag), false)
     }
 
+    /// A two-sided message from device rank `rank` (see
+    /// [`Request::Send`](dcuda_device::abi::Request::Send)): sent whole to
+    /// the target's host; the rank may reuse its buffer once it is read.
+    pub fn send_message(&self, rank: u32, t: &Transfer, tag: u32) -> Result<()> {
+        let to = self.target_process(rank, t.target)?;
+        let mut data = vec![0u8; t.bytes as usize];
+        if !data.is_empty() {
+            self.runtime.read_device(t.local, &mut data)?;
+        }
+        let msg = Message::Send {
+            target: t.target,
+            context: t.window,
+            source: t.offset as u32,
+            tag,
+            data,
+        };
+        self.send_data(to, msg.encode())?;
+        self.complete(rank);
+        Ok(())
+    }
+
+    /// Device rank `rank` receives the payload this host holds as number
+    /// `t.offset` into `t.local`.
+    pub fn fetch(&self, rank: u32, t: &Transfer) -> Result<()> {
+        let held = self
+            .inbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take(rank, t.offset);
+        let Some(data) = held.filter(|d| d.len() as u64 == t.bytes) else {
+            return Err(peer_error("command", format!("device rank {rank} fetched {} bytes of message payload {}, which this host does not hold", t.bytes, t.offset)));
+        };
+        self.runtime.write_device(t.local, &data)?;
+        self.complete(rank);
+        Ok(())
+    }
+
+    /// Messages from other processes that arrived for this process's
+    /// ranks and were not received.
+    pub fn unreceived(&self) -> usize {
+        self.inbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .unreceived()
+    }
+
     /// A get by device rank `rank`: asks the target's host for the data.
     pub fn get(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
         let end = t.local.checked_add(t.bytes).ok_or_else(|| {

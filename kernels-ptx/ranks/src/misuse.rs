@@ -3,7 +3,7 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, DeviceSlice, Rank};
+use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Source};
 
 shared_array!(static STAGE: [u32; 4]);
 
@@ -18,7 +18,10 @@ shared_array!(static STAGE: [u32; 4]);
 /// case 15 uses a communicator it freed, case 16 splits with the reserved
 /// color, case 17 gathers into a destination too short, case 18 passes
 /// `alltoall_into` a source whose length is not a multiple of the
-/// communicator's size, case 19 gathers to a root that does not exist.
+/// communicator's size, case 19 gathers to a root that does not exist,
+/// case 20 sends with a reserved tag, case 21 receives a message of two
+/// elements into a buffer of one, case 22 probes a source that does not
+/// exist.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -78,6 +81,14 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             17 => rank.allgather_into(rank.device(), src.slice(0..1), src.slice(1..4)),
             18 => rank.alltoall_into(rank.device(), src.slice(0..5), src.slice(5..13)),
             19 => rank.gather_into(rank.device(), 9, src.slice(0..1), src.slice(1..5)),
+            20 => rank.send(world, 0, 300, src.slice(0..1)),
+            21 => {
+                rank.send(world, me, 5, src.slice(0..2));
+                let _ = rank.recv(world, Source::Rank(me), Some(5), src.slice(2..3));
+            }
+            22 => {
+                let _ = rank.probe(world, Source::Rank(world.size() + 5), None);
+            }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }

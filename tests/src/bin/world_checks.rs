@@ -18,6 +18,7 @@ use dcuda_rank_kernels::collectives::{
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 use dcuda_tests::comms::{check_across, check_chunks, check_splits, device_rank};
+use dcuda_tests::messages::check_messages;
 
 type Check = Result<(), String>;
 /// A named check.
@@ -390,6 +391,10 @@ fn main() {
             (
                 "chunk collectives across processes",
                 Box::new(|| check_chunks(rt, m, run.layout(), (&[2_100], &device_rank))),
+            ),
+            (
+                "send and recv across processes",
+                Box::new(|| check_messages(rt, m, run.layout(), (300, 20))),
             ),
         ]
     };

@@ -48,6 +48,19 @@ fn round_trip(m: Message<Vec<u8>>) {
             local,
             tag,
         },
+        Message::Send {
+            target,
+            context,
+            source,
+            tag,
+            data,
+        } => Message::Send {
+            target,
+            context,
+            source,
+            tag,
+            data: data.to_vec(),
+        },
         Message::Setup(s) => Message::Setup(s),
         Message::Sync { seq, sent, window } => Message::Sync { seq, sent, window },
         Message::CommSync {
@@ -110,6 +123,13 @@ fn every_kind_round_trips() {
         local: 8,
         last: true,
         data: vec![1, 2, 3],
+    });
+    round_trip(Message::Send {
+        target: 3,
+        context: 17,
+        source: 2,
+        tag: 255,
+        data: vec![9; 300],
     });
     round_trip(Message::Setup(Setup {
         ranks: 9,

@@ -1,0 +1,305 @@
+//! Two-sided messages: `send`, `recv`, `probe` and `iprobe`, matched by
+//! communicator, source and tag (with wildcards), in MPI's order.
+//!
+//! On one device a message of at most [`EAGER`] bytes goes into the
+//! receiver's message log if it has room, and `send` returns at once.
+//! Otherwise (a longer message, or a full log) the sender fills its own
+//! envelope, pushes it to the receiver's list and waits until the receiver
+//! has copied the message, from the envelope or straight from the
+//! sender's buffer (rendezvous): a sender never waits for room, so every
+//! program that is correct with MPI's synchronous sends runs. To another
+//! process the host reads the message and sends it to the receiver's host,
+//! which writes it into the receiver's inbox (`message_logs` says how a
+//! receive finds it), and holds a long payload until the receiver fetches
+//! it.
+use super::comm::Comm;
+use super::matching::Source;
+use super::message_logs::{self as logs, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
+use super::notify::{init_consumed, try_consume};
+use super::Runtime;
+use crate::abi::{Call, Fault, MessageRecord, Op, Route, Transfer, EAGER, NO_TAG, SEND_DONE_TAG};
+use crate::arch::{self, Ordering, Scope};
+use crate::block::Block;
+use crate::memory::{DeviceCopy, DeviceSlice};
+
+/// What a received or probed message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// Its sender's rank in the communicator.
+    pub source: u32,
+    /// Its tag.
+    pub tag: u32,
+    /// Its payload in bytes.
+    pub bytes: u64,
+}
+
+impl Status {
+    /// Its payload in elements of `T` (rounded down).
+    #[inline(always)]
+    pub fn count<T>(&self) -> usize {
+        self.bytes as usize / core::mem::size_of::<T>().max(1)
+    }
+}
+
+/// What an `iprobe` found: nothing, or the run was aborted (no found word
+/// is either: no device has that many ranks).
+const NOTHING: u32 = u32::MAX;
+const ABORTED: u32 = u32::MAX - 1;
+
+impl Runtime {
+    /// Sends `buf` to rank `dest` of `comm` with `tag`; returns once `buf`
+    /// may be reused.
+    #[inline(always)]
+    pub fn send<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        (dest, tag): (u32, u32),
+        buf: DeviceSlice<T>,
+    ) {
+        self.check_user_tag(block, Call::Send, tag);
+        let place = self.locate(block, Call::Send, comm, dest);
+        let bytes = buf.bytes();
+        if place.route != Route::Local {
+            let transfer = Transfer {
+                target: place.world,
+                window: comm.context(),
+                offset: comm.rank() as u64,
+                local: buf.as_ptr() as u64,
+                bytes: bytes as u64,
+            };
+            self.through_host(block, Call::Send, Op::Send, tag, transfer);
+            // The host has read `buf` once it reports the send done.
+            return self.wait_host_for(block, Call::Send, [tag, dest, 2]);
+        }
+        if bytes > EAGER && !arch::is_global(buf.as_ptr() as *const u8) {
+            let values = [buf.as_ptr() as u64, dest as u64, 0, 0];
+            self.fail(block, Call::Send, Fault::NotGlobal, values);
+        }
+        block.sync(); // Every thread's writes to `buf` precede the copy.
+        let ctx = *self.ctx();
+        const FULL: u32 = u32::MAX;
+        let pos = if bytes <= EAGER {
+            block.single(|_| logs::reserve(&ctx, place.dev).unwrap_or(FULL))
+        } else {
+            FULL
+        };
+        let r = if pos == FULL {
+            ctx.envelope(block.id())
+        } else {
+            Log::of(&ctx, place.dev, false).record(pos)
+        };
+        if bytes <= EAGER {
+            // SAFETY: the record is ours until published; `bytes` fit.
+            unsafe {
+                block.copy(
+                    (*r).inline.as_mut_ptr() as *mut u8,
+                    buf.as_ptr() as _,
+                    bytes,
+                )
+            };
+            block.sync();
+        }
+        let (me, context, sender) = (comm.rank(), comm.context(), block.id());
+        block.leader(|_| {
+            // SAFETY: the record is ours until published.
+            unsafe {
+                (*r).context = context;
+                (*r).source = me;
+                (*r).tag = tag;
+                (*r).bytes = bytes as u64;
+                (*r).data = buf.as_ptr() as u64;
+                (*r).sender = sender;
+                (*r).consumed = 0;
+                if pos == FULL {
+                    logs::push_envelope(&ctx, place.dev, r);
+                } else {
+                    arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu);
+                }
+            }
+        });
+        if pos == FULL {
+            self.wait_send_done(block, [tag, dest, 1]);
+        }
+    }
+
+    /// Waits for the receiver's notification that it copied this rank's
+    /// rendezvous payload.
+    #[inline(always)]
+    fn wait_send_done(&mut self, block: &mut Block, args: [u32; 3]) {
+        let (ctx, id) = (*self.ctx(), block.id());
+        let mut setup = self.counters.first_use();
+        self.tests.waiting();
+        self.wait_until(block, Call::Send, args, || {
+            if core::mem::take(&mut setup) {
+                init_consumed(ctx.notification_start);
+            }
+            try_consume(&ctx, id, SEND_DONE_TAG, 1)
+        });
+    }
+
+    /// Checks a receive's or probe's source and tag on `comm`.
+    #[inline(always)]
+    fn wanted(
+        &self,
+        block: &mut Block,
+        call: Call,
+        comm: Comm,
+        (source, tag): (Source, Option<u32>),
+    ) -> Wanted {
+        self.check_comm(block, call, comm);
+        if let Source::Rank(s) = source {
+            if s >= comm.size() {
+                let values = [s as u64, comm.size() as u64, 0, 0];
+                self.fail(block, call, Fault::RankOutOfRange, values);
+            }
+        }
+        if let Some(t) = tag {
+            self.check_user_tag(block, call, t);
+        }
+        Wanted {
+            context: comm.context(),
+            source,
+            tag,
+        }
+    }
+
+    /// The header of the record `found` names, on every thread.
+    #[inline(always)]
+    fn status_of(&self, block: &Block, found: u32) -> (*mut MessageRecord, Status) {
+        let r = logs::record_of(self.ctx(), block.id(), found);
+        // SAFETY: a published record; the leader's acquire of it and the
+        // barrier after it order these reads.
+        let status = unsafe {
+            Status {
+                source: (*r).source,
+                tag: (*r).tag,
+                bytes: (*r).bytes,
+            }
+        };
+        (r, status)
+    }
+
+    /// Receives the oldest message on `comm` from `source` with `tag`
+    /// (`None`: any) into `buf`.
+    #[inline(always)]
+    pub fn recv<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        from: (Source, Option<u32>),
+        buf: DeviceSlice<T>,
+    ) -> Status {
+        let w = self.wanted(block, Call::Recv, comm, from);
+        let (ctx, id) = (*self.ctx(), block.id());
+        self.tests.waiting();
+        let found = self.wait_until(block, Call::Recv, w.args(), || {
+            logs::find(&ctx, id, &w, true)
+        });
+        let (r, status) = self.status_of(block, found);
+        let size = core::mem::size_of::<T>() as u64;
+        let values = [
+            status.bytes,
+            buf.bytes() as u64,
+            status.source as u64,
+            status.tag as u64,
+        ];
+        if status.bytes > buf.bytes() as u64 {
+            self.fail(block, Call::Recv, Fault::MessageTruncated, values);
+        }
+        if size > 0 && status.bytes % size != 0 {
+            let values = [values[0], size, values[2], values[3]];
+            self.fail(block, Call::Recv, Fault::MessagePartial, values);
+        }
+        let (bytes, dst) = (status.bytes as usize, buf.as_mut_ptr() as *mut u8);
+        // SAFETY: a published record (the inbox's in host memory); the
+        // payload's length was checked against `buf`.
+        let (data, sender) = unsafe { ((*r).data, (*r).sender) };
+        let kind = found & ENVELOPE;
+        if bytes <= EAGER {
+            // SAFETY: as above.
+            unsafe { block.copy(dst, (*r).inline.as_ptr() as *const u8, bytes) };
+        } else if kind == ENVELOPE {
+            // SAFETY: the sender waits in `send` until notified, so its
+            // buffer of `bytes` bytes is live and unchanged.
+            unsafe { block.copy(dst, data as *const u8, bytes) };
+        } else {
+            let transfer = Transfer {
+                target: ctx.world_first + id,
+                window: 0,
+                offset: data,
+                local: dst as u64,
+                bytes: bytes as u64,
+            };
+            self.through_host(block, Call::Recv, Op::Fetch, NO_TAG, transfer);
+            self.wait_host(block, Call::Recv);
+        }
+        block.sync(); // Every thread's copy is done before the record goes.
+        block.leader(|_| {
+            match kind {
+                LOG => Log::of(&ctx, id, false).consume(found & !ENVELOPE),
+                INBOX => Log::of(&ctx, id, true).consume(found & !ENVELOPE),
+                EXPRESS => logs::consume_express(&ctx, id),
+                _ => {
+                    logs::unlink_envelope(&ctx, id, sender);
+                    // SAFETY: the sender's counter, on this device.
+                    let counter = ctx.local_counter(sender, SEND_DONE_TAG);
+                    unsafe { arch::add(counter, 1, Ordering::Release, Scope::Gpu) };
+                }
+            }
+            if ctx.processes > 1 {
+                logs::clear_want(&ctx, id);
+            }
+        });
+        status
+    }
+
+    /// Waits for a message on `comm` from `source` with `tag` and tells
+    /// what it is, without receiving it.
+    #[inline(always)]
+    pub fn probe(&mut self, block: &mut Block, comm: Comm, from: (Source, Option<u32>)) -> Status {
+        let w = self.wanted(block, Call::Probe, comm, from);
+        let (ctx, id) = (*self.ctx(), block.id());
+        self.tests.waiting();
+        let found = self.wait_until(block, Call::Probe, w.args(), || {
+            logs::find(&ctx, id, &w, true)
+        });
+        if ctx.processes > 1 {
+            block.leader(|_| logs::clear_want(&ctx, id));
+        }
+        self.status_of(block, found).1
+    }
+
+    /// [`probe`](Self::probe) without waiting: `None` when no such
+    /// message has arrived.
+    #[inline(always)]
+    pub fn iprobe(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        from: (Source, Option<u32>),
+    ) -> Option<Status> {
+        let w = self.wanted(block, Call::Iprobe, comm, from);
+        let (ctx, id) = (*self.ctx(), block.id());
+        let (status, streak) = (ctx.status(id), &mut self.tests);
+        // A poll posts no want: it may never receive what it asks about.
+        let found = block.single(|_| match logs::find(&ctx, id, &w, false) {
+            Ok(slot) => {
+                streak.succeeded(status);
+                slot
+            }
+            Err(seen) => {
+                if streak.failed(&ctx, status, Call::Iprobe, w.args(), seen) {
+                    ABORTED
+                } else {
+                    NOTHING
+                }
+            }
+        });
+        match found {
+            NOTHING => None,
+            ABORTED => super::wait::abort_exit(),
+            found => Some(self.status_of(block, found).1),
+        }
+    }
+}
