@@ -91,9 +91,11 @@ impl RunState {
         let message_counters = rt.alloc::<u32>(2 * n)?;
         let envelopes = rt.alloc::<u8>(bytes::<MessageRecord>(n))?;
         let message_lists = rt.alloc::<u64>(3 * n)?;
-        let inbox = rt.alloc_mapped::<u8>(bytes::<MessageRecord>(n * (MSG_LOG + 1)))?;
-        let inbox_counters = rt.alloc_mapped::<u32>(4 * n)?;
-        let wants = rt.alloc_mapped::<u8>(bytes::<Want>(n))?;
+        // Only messages from other processes reach the inboxes.
+        let inboxes = if rt.job().is_some() { n } else { 1 };
+        let inbox = rt.alloc_mapped::<u8>(bytes::<MessageRecord>(inboxes * (MSG_LOG + 1)))?;
+        let inbox_counters = rt.alloc_mapped::<u32>(4 * inboxes)?;
+        let wants = rt.alloc_mapped::<u8>(bytes::<Want>(inboxes))?;
         let mut world = match rt.job() {
             Some(job) => Some(World::setup(
                 job.clone(),
