@@ -92,10 +92,14 @@ impl Log {
             let mut pos = retired;
             while pos != reserved {
                 let r = self.record(pos);
-                if arch::load_acquire(&raw const (*r).seq, self.scope) != pos.wrapping_add(1) {
-                    break; // Reserved but not written yet: later ones wait their turn.
-                }
-                if (*r).consumed == 0 && w.accepts(&*r) {
+                // A record reserved but not written yet is skipped, not
+                // waited for: its sender is inside that send, so it has no
+                // later message anywhere, and the records after it must be
+                // seen before the envelope list (a sender's older eager
+                // message may lie past it, its newer one in the list).
+                let written =
+                    arch::load_acquire(&raw const (*r).seq, self.scope) == pos.wrapping_add(1);
+                if written && (*r).consumed == 0 && w.accepts(&*r) {
                     return Ok(pos % MSG_LOG as u32);
                 }
                 pos = pos.wrapping_add(1);
@@ -140,9 +144,9 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
 }
 
 /// Takes over the envelopes pushed to device rank `dev` since the last
-/// time, then finds the first one `w` accepts.
+/// time.
 #[inline(always)]
-fn find_envelope(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<u32> {
+fn take_envelopes(ctx: &RankContext, dev: u32) {
     let [pushed, taken, _] = ctx.message_lists(dev);
     // SAFETY: this rank's lists; envelopes in them are published by the
     // release of their push and stay put until their sender is notified.
@@ -156,6 +160,15 @@ fn find_envelope(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<u32> {
                 *taken = e as u64;
             }
         }
+    }
+}
+
+/// The first taken-over envelope of `dev` that `w` accepts.
+#[inline(always)]
+fn find_envelope(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<u32> {
+    let [_, taken, _] = ctx.message_lists(dev);
+    // SAFETY: as in `take_envelopes`.
+    unsafe {
         let mut at = *taken;
         while at != 0 {
             let e = at as *mut MessageRecord;
@@ -273,11 +286,14 @@ pub(super) fn clear_want(ctx: &RankContext, dev: u32) {
 }
 
 /// The oldest message `w` accepts, as a found word (leader thread). One
-/// sender's messages are all in one store, or in the log before the
-/// envelope list, so each sender's order holds. `post`: the receive waits,
+/// sender's messages are all in one store, or in the log before its
+/// envelope, so each sender's order holds. `post`: the receive waits,
 /// and may post its want.
 #[inline(always)]
 pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<u32, u32> {
+    // Envelopes first, the log after: a sender's envelope taken now was
+    // pushed before, so all its older messages are in the log by then.
+    take_envelopes(ctx, dev);
     let here = Log::of(ctx, dev, false).find(w);
     if here.is_ok() {
         return here.map(|slot| LOG | slot);
