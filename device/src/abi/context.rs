@@ -172,9 +172,10 @@ pub struct RankContext {
     /// `[ranks]` operations through the host that the host has completed
     /// for each rank (host-mapped, written by the host).
     pub host_done: u64,
-    /// Non-zero once the host has delivered a notification from another
-    /// process (device memory, written once by the host): until then the
-    /// ranks need not read their remote counters over the bus.
+    /// Non-zero once the host has delivered a notification or message
+    /// from another process (device memory, written once by the host):
+    /// until then the ranks need not read their remote counters or inboxes
+    /// over the bus.
     pub remote_active: u64,
     /// `[2][ranks][SLOT_WORDS]` words where the ranks of this device meet
     /// in a collective (two parities, so that a fast rank's next call never

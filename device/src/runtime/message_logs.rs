@@ -229,6 +229,12 @@ pub(super) fn consume_express(ctx: &RankContext, dev: u32) {
 /// match, a receive that waits (`post`) posts its want for the host.
 #[inline(always)]
 fn find_remote(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<u32, u32> {
+    // The inbox is in host memory: read it over the bus only once the host
+    // has delivered something from another process.
+    // SAFETY: the flag lives for the run.
+    if unsafe { arch::load_relaxed(ctx.remote_active as *const u32, Scope::System) } == 0 {
+        return Err(0);
+    }
     let inbox = Log::of(ctx, dev, true);
     let found = inbox.find(w);
     let express = find_express(ctx, dev, w);

@@ -138,18 +138,15 @@ pub(crate) fn describe_wait(rank: u32, s: &WaitStatus) -> String {
             s.seen
         ),
         Some(Call::HostCall) => format!("a host call (op {}): waiting for the host", s.a),
-        Some(Call::Send) if s.c == 1 => format!(
-            "send(tag {}) to rank {}: waiting for the receiver to receive the message (rendezvous)",
-            s.a, s.b
-        ),
         Some(Call::Send) if s.c == 2 => format!(
             "send(tag {}) to rank {} of another process: waiting for the host to read the message",
             s.a, s.b
         ),
         Some(Call::Send) => format!(
-            "send(tag {}) to rank {}: the receiver's log of unreceived messages is full",
+            "send(tag {}) to rank {}: waiting for the receiver to receive the message (rendezvous)",
             s.a, s.b
         ),
+
         Some(call @ (Call::Recv | Call::Probe | Call::Iprobe)) => {
             let any = |v: u32| match v {
                 u32::MAX => "any".to_string(),

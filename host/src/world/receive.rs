@@ -148,6 +148,17 @@ impl World {
         Ok(entry)
     }
 
+    /// Before the first notification or message from another process:
+    /// the ranks start reading their remote counters and inboxes, which
+    /// live in host memory, so that runs without any skip those reads.
+    fn activate_remote(&self) -> Result<()> {
+        if !self.remote_seen.swap(true, Ordering::Relaxed) {
+            self.runtime
+                .write_device(self.remote_active, &1u32.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
     /// Counts notification `tag` for local world rank `target`.
     fn notify_local(&self, target: u32, tag: Option<u32>) -> Result<()> {
         let Some(tag) = tag else {
@@ -159,11 +170,7 @@ impl World {
                 format!("a notification with tag {tag}, out of range"),
             ));
         }
-        if !self.remote_seen.swap(true, Ordering::Relaxed) {
-            // Before the first count: the ranks start reading the counters.
-            self.runtime
-                .write_device(self.remote_active, &1u32.to_le_bytes())?;
-        }
+        self.activate_remote()?;
         let at = counter_index(target - self.first(), tag);
         // SAFETY: the remote counters have `[ranks][TAGS]` entries, for the
         // run, and `target` is one of this process's ranks.
@@ -251,6 +258,7 @@ impl World {
                 data,
             } => {
                 let dev = self.local_rank(from, target)?;
+                self.activate_remote()?;
                 let letter = Letter {
                     context,
                     source,
