@@ -45,7 +45,7 @@ pub use block::{
 pub use dcuda_macros::{kernel, rank};
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};
-pub use runtime::{Comm, CommKind, Match, Source, Status, Window};
+pub use runtime::{Comm, CommKind, Match, Source, SplitType, Status, Window};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.
 #[doc(hidden)]

@@ -9,7 +9,7 @@ use dcuda_rank_kernels::chunks::{
 };
 use dcuda_rank_kernels::comms::{
     across_value, split_color, AcrossArgs, SplitArgs, ALLREDUCE_ACROSS, COMM_SPLITS, NONE,
-    SPLIT_RESULTS,
+    SPLIT_RESULTS, SPLIT_TYPES, TYPE_RESULTS,
 };
 
 /// This process's ranks, the world rank of the first, and the world's size.
@@ -47,6 +47,46 @@ pub fn check_splits(
                     first + id
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `split_types` and checks every local rank's results: on one host,
+/// the GPU's communicator holds this process's ranks and the node's the
+/// whole world, both in reversed world order.
+pub fn check_split_types(
+    rt: &Runtime,
+    module: &Module,
+    (ranks, first, world): Layout,
+) -> Result<(), String> {
+    let out = rt
+        .alloc::<u64>(ranks as usize * TYPE_RESULTS)
+        .map_err(|e| e.to_string())?;
+    let config = RunConfig::new(64).ranks(ranks);
+    // SAFETY: out holds TYPE_RESULTS words per rank.
+    unsafe { module.run(&SPLIT_TYPES, &config, &out.slice()) }.map_err(|e| e.to_string())?;
+    let out = out.download().map_err(|e| e.to_string())?;
+    let sum = |from: u32, to: u32| (from..to).map(u64::from).sum::<u64>();
+    for id in 0..ranks {
+        let w = first + id;
+        // Reversed order: the GPU rank that precedes w in the ring is w + 1.
+        let gpu_rank = first + ranks - 1 - w;
+        let from = if gpu_rank == 0 { first } else { w + 1 };
+        let want = [
+            gpu_rank as u64,
+            ranks as u64,
+            sum(first, first + ranks),
+            (world - 1 - w) as u64,
+            world as u64,
+            sum(0, world),
+            from as u64,
+        ];
+        let got = &out[id as usize * TYPE_RESULTS..(id as usize + 1) * TYPE_RESULTS];
+        if got != want {
+            return Err(format!(
+                "world rank {w}: got {got:?}, want {want:?} (gpu rank, size, sum; node rank, size, sum; ring)"
+            ));
         }
     }
     Ok(())

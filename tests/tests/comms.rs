@@ -16,6 +16,16 @@ fn splits_dups_and_windows_on_one_device() {
 }
 
 #[test]
+fn split_by_gpu_and_node_on_one_device() {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    for ranks in [1u32, 3, 8] {
+        dcuda_tests::comms::check_split_types(&rt, &module, (ranks, 0, ranks))
+            .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
 fn chunk_collectives_and_scans_on_one_device() {
     let rt = Runtime::new().unwrap();
     let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();

@@ -430,8 +430,8 @@ pub struct Peer {
     pub ranks: u32,
     /// [`Route`] from this process to it.
     pub route: u32,
-    /// Reserved.
-    pub _pad: u32,
+    /// Its node: processes on one host share the index.
+    pub node: u32,
     /// Its `[ranks][TAGS]` notification counters, mapped here (direct
     /// route; 0 otherwise).
     pub notifications: u64,

@@ -174,6 +174,7 @@ codes! {
         Recv = 29 => "recv",
         Probe = 30 => "probe",
         Iprobe = 31 => "iprobe",
+        CommSplitType = 32 => "comm_split_type",
     }
 }
 

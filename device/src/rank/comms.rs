@@ -4,7 +4,7 @@
 use super::Rank;
 use crate::abi::Call;
 use crate::arch;
-use crate::runtime::Comm;
+use crate::runtime::{Comm, SplitType};
 
 impl Rank {
     /// Splits `comm` into disjoint communicators, one per `color`, as
@@ -31,6 +31,28 @@ impl Rank {
         );
         self.rt
             .split(&mut self.block, Call::CommSplit, comm, color, key)
+    }
+
+    /// Splits `comm` by locality, as `MPI_Comm_split_type` does: every
+    /// rank gets the communicator of the ranks of `comm` on its own GPU
+    /// ([`SplitType::Gpu`]) or its own node ([`SplitType::Node`]), ordered
+    /// by `key` and then by their rank in `comm`. Collective over `comm`;
+    /// free the result with [`comm_free`](Self::comm_free).
+    #[inline(always)]
+    #[track_caller]
+    pub fn comm_split_type(&mut self, comm: Comm, kind: SplitType, key: u32) -> Comm {
+        arch::block::enter_call(
+            "comm_split_type",
+            [("comm", comm.context() as u64), ("key", key as u64)],
+        );
+        let color = self.rt.split_color(kind);
+        match self
+            .rt
+            .split(&mut self.block, Call::CommSplitType, comm, Some(color), key)
+        {
+            Some(local) => local,
+            None => unreachable!("every rank passes a color"),
+        }
     }
 
     /// A new communicator with the ranks of `comm` in the same order, and

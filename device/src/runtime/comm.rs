@@ -20,6 +20,17 @@ pub enum CommKind {
     Split = 2,
 }
 
+/// Which ranks [`Rank::comm_split_type`](crate::Rank::comm_split_type)
+/// groups together, as `MPI_Comm_split_type` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitType {
+    /// The ranks on the same GPU (one process each).
+    Gpu,
+    /// The ranks on the same node (`MPI_COMM_TYPE_SHARED`): processes
+    /// whose hosts have the same name.
+    Node,
+}
+
 /// A communicator as seen by one rank: plain data, the same on every thread,
 /// so it may be read inside per-thread regions too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +155,19 @@ impl Runtime {
         match comm.kind {
             CommKind::World => process_index(self.ctx(), self.ctx().world_first),
             _ => comm.rec.rep,
+        }
+    }
+
+    /// The color of this rank's group of `kind`: its process index for
+    /// a GPU, its node's index for a node (the same on every process).
+    #[inline(always)]
+    pub fn split_color(&self, kind: SplitType) -> u32 {
+        let ctx = self.ctx();
+        let process = process_index(ctx, ctx.world_first);
+        match kind {
+            SplitType::Gpu => process,
+            // SAFETY: this process's entry of the peer table.
+            SplitType::Node => unsafe { (*ctx.peer(process)).node },
         }
     }
 

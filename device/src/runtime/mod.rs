@@ -34,7 +34,7 @@ mod vectors;
 mod wait;
 mod window;
 
-pub use comm::{Comm, CommKind};
+pub use comm::{Comm, CommKind, SplitType};
 pub use matching::{Match, Source};
 pub use messages::Status;
 pub use window::Window;

@@ -122,7 +122,7 @@ impl RunState {
                 first: 0,
                 ranks,
                 route: Route::Local as u32,
-                _pad: 0,
+                node: 0,
                 notifications: local.addr(),
             }],
             Some(w) => {
@@ -134,7 +134,7 @@ impl RunState {
                         first: w.firsts[p],
                         ranks: w.firsts[p + 1] - w.firsts[p],
                         route: route as u32,
-                        _pad: 0,
+                        node: w.job.nodes[p],
                         notifications: match route {
                             Route::Local => local.addr(),
                             Route::Direct => w.peer_counters[p],

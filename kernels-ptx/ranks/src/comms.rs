@@ -4,7 +4,7 @@
 //! slots are reused.
 
 use crate::runtime_checks::fill;
-use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
+use dcuda_device::{rank, DeviceSlice, Max, Rank, SplitType, Sum};
 
 /// Arguments of [`comm_splits`].
 #[repr(C)]
@@ -142,3 +142,52 @@ pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
     }
 }
 // ANCHOR_END: rails
+
+/// Words per rank in the output of [`split_types`].
+pub const TYPE_RESULTS: usize = 7;
+
+// ANCHOR: split_type
+/// `comm_split_type` of the world by GPU and by node, each in reversed
+/// world order (key `size - w`): every rank records its rank, size and the
+/// sum of world ranks in both, and what came round a ring of notified
+/// puts over a window on its GPU's communicator.
+#[rank]
+pub fn split_types(rank: &mut Rank, out: &DeviceSlice<u64>) {
+    let world = rank.world();
+    let (w, size, id) = (world.rank(), world.size(), rank.id());
+    let gpu = rank.comm_split_type(world, SplitType::Gpu, size - w);
+    let node = rank.comm_split_type(world, SplitType::Node, size - w);
+    let mut got = [
+        gpu.rank() as u64,
+        gpu.size() as u64,
+        rank.allreduce(gpu, w, Sum) as u64,
+        node.rank() as u64,
+        node.size() as u64,
+        rank.allreduce(node, w, Sum) as u64,
+        u64::MAX,
+    ];
+    let base = id as usize * TYPE_RESULTS;
+    let mine = out.chunk(base + TYPE_RESULTS - 1, 1);
+    let win = rank.win_create(gpu, mine);
+    let src = out.chunk(base, 1);
+    // SAFETY: one word of this rank's own results, overwritten below.
+    rank.threads(|t| {
+        if t.index() == 0 {
+            unsafe { src.write(0, w as u64) };
+        }
+    });
+    rank.put_notify(win, (gpu.rank() + 1) % gpu.size(), 0, src, 3);
+    rank.wait_notifications(3, 1);
+    rank.flush(win);
+    rank.win_free(win);
+    got[TYPE_RESULTS - 1] = rank.single(|_| unsafe { mine.read(0) });
+    rank.comm_free(node);
+    rank.comm_free(gpu);
+    rank.threads(|t| {
+        if let Some(v) = got.get(t.index() as usize) {
+            // SAFETY: each thread writes its own word of this rank's results.
+            unsafe { out.write(base + t.index() as usize, *v) };
+        }
+    });
+}
+// ANCHOR_END: split_type

@@ -17,7 +17,9 @@ use dcuda_rank_kernels::collectives::{
 };
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
-use dcuda_tests::comms::{check_across, check_chunks, check_splits, device_rank};
+use dcuda_tests::comms::{
+    check_across, check_chunks, check_split_types, check_splits, device_rank,
+};
 use dcuda_tests::messages::check_messages;
 
 type Check = Result<(), String>;
@@ -383,6 +385,10 @@ fn main() {
             (
                 "communicators",
                 Box::new(|| check_splits(rt, m, run.layout())),
+            ),
+            (
+                "communicators by GPU and node",
+                Box::new(|| check_split_types(rt, m, run.layout())),
             ),
             (
                 "allreduce_into across processes",
