@@ -61,6 +61,12 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_chunks ]; then
   fi
 fi
 
+# Two-sided messages against notified puts of the same sizes.
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_messages ]; then
+  run "bench_messages" bench/bench_messages --out "${OUT:-/tmp}/bench"
+  sed -n '/^dcuda bench_messages/,/^wrote/p' "$log"
+fi
+
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
 summary

@@ -80,6 +80,9 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
       fail=$((fail + 1)); failed+=("nvshmem collectives build"); echo "FAIL nvshmem collectives build" | tee -a "$log"
     fi
   fi
+  # Messages between the GPUs against notified puts (direct route).
+  run "bench_messages" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_messages --out "$out/bench"
+  sed -n '/^dcuda bench_messages/,/^wrote/p' "$log"
   # A large allreduce of each GPU's buffer: dcuda's rails against NCCL.
   if [ "${SKIP_ALLREDUCE:-0}" != 1 ]; then
     run "bench_world_allreduce" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world_allreduce --out "$out/bench"

@@ -5,7 +5,9 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 mod chunks;
+mod messages;
 pub use chunks::*;
+pub use messages::*;
 
 use dcuda_device::arch::{self, block_idx, global_timer, thread_idx, Scope};
 use dcuda_device::{kernel, rank, DeviceSlice, Rank, Sum};
