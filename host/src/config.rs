@@ -92,6 +92,21 @@ pub const ARCH: Variable = Variable {
     meaning: "the PTX architectures kernels are built for (build time)",
 };
 
+/// `DCUDA_TRACE`.
+pub const TRACE: Variable = Variable {
+    name: "DCUDA_TRACE",
+    accepts: "a file path (the Chrome trace JSON; the SVG and summary go beside it)",
+    default: "unset: runs are not traced (unless RunConfig::trace asks)",
+    meaning: "trace every run: each rank's phases and runtime calls, as a timeline",
+};
+/// `DCUDA_TRACE_SPANS`.
+pub const TRACE_SPANS: Variable = Variable {
+    name: "DCUDA_TRACE_SPANS",
+    accepts: "a positive number of spans",
+    default: "4096",
+    meaning: "spans each rank of a traced run can record (32 bytes each); more are counted and reported as dropped",
+};
+
 /// Every variable, in the order `dcuda-info` prints them.
 pub const VARIABLES: &[Variable] = &[
     BACKEND,
@@ -103,6 +118,8 @@ pub const VARIABLES: &[Variable] = &[
     PEER_ACCESS,
     WORLD_BARRIER,
     LOG,
+    TRACE,
+    TRACE_SPANS,
     ARCH,
 ];
 

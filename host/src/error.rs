@@ -192,6 +192,14 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A file dcuda writes (a trace) could not be written.
+    #[error("dcuda: {what}: {source}")]
+    Io {
+        /// What was being written.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 impl Error {

@@ -24,6 +24,7 @@ mod memory;
 mod module;
 mod run;
 mod runtime;
+pub mod trace;
 pub mod transport;
 mod world;
 

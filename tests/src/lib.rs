@@ -12,3 +12,4 @@ pub fn rank_ptx() -> dcuda::Ptx {
 
 pub mod comms;
 pub mod messages;
+pub mod traced;

@@ -219,6 +219,16 @@ pub struct RankContext {
     pub inbox_counters: u64,
     /// `[ranks]` [`Want`]s (host-mapped).
     pub wants: u64,
+    /// `[ranks][trace_capacity]` [`TraceSpan`](super::TraceSpan)s of a
+    /// traced run; 0 when the run is not traced.
+    pub trace: u64,
+    /// `[ranks]` spans each rank has recorded, those that did not fit
+    /// included.
+    pub trace_counts: u64,
+    /// Spans per rank in `trace`.
+    pub trace_capacity: u32,
+    /// Reserved.
+    pub _trace_pad: u32,
 }
 
 impl RankContext {
@@ -288,6 +298,19 @@ impl RankContext {
     #[inline(always)]
     pub fn status(&self, dev: u32) -> *mut WaitStatus {
         (self.status as *mut WaitStatus).wrapping_add(dev as usize)
+    }
+
+    /// Span `i` of device rank `dev`'s part of the trace buffer.
+    #[inline(always)]
+    pub fn trace_span(&self, dev: u32, i: u32) -> *mut super::TraceSpan {
+        let at = dev as usize * self.trace_capacity as usize + i as usize;
+        (self.trace as *mut super::TraceSpan).wrapping_add(at)
+    }
+
+    /// Device rank `dev`'s count of recorded spans.
+    #[inline(always)]
+    pub fn trace_count(&self, dev: u32) -> *mut u32 {
+        (self.trace_counts as *mut u32).wrapping_add(dev as usize)
     }
 
     /// Device rank `dev`'s reply slot.

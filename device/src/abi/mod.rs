@@ -12,6 +12,7 @@ mod codes;
 pub mod command;
 pub mod context;
 pub mod records;
+pub mod trace;
 
 pub use command::{Command, DecodeError, LogArg, Op, Reply, Request, Transfer, INLINE};
 pub use context::{
@@ -22,6 +23,7 @@ pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
     STATUS_FINISHED,
 };
+pub use trace::{TraceSpan, TRACE_DEPTH, TRACE_PHASE};
 
 /// Tags a user may notify with: `0..USER_TAGS`.
 pub const USER_TAGS: u32 = 256;

@@ -175,6 +175,7 @@ codes! {
         Probe = 30 => "probe",
         Iprobe = 31 => "iprobe",
         CommSplitType = 32 => "comm_split_type",
+        TraceEnd = 33 => "trace_end",
     }
 }
 
@@ -204,5 +205,6 @@ codes! {
         BufferLength = 19 => "collective buffer of the wrong length",
         MessageTruncated = 20 => "message longer than the receive buffer",
         MessagePartial = 21 => "message not a whole number of elements",
+        TraceUnbalanced = 22 => "trace_end without an open phase",
     }
 }

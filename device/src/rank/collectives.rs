@@ -4,6 +4,7 @@
 //! and delegates to the runtime.
 
 use super::Rank;
+use crate::abi::Call;
 use crate::arch;
 use crate::block::{ReduceOp, Reducible};
 use crate::runtime::Comm;
@@ -22,7 +23,11 @@ impl Rank {
             "allreduce",
             [("comm", comm.context() as u64), ("value", value.to_word())],
         );
-        self.rt.allreduce(&mut self.block, comm, value, op)
+        self.traced(
+            Call::Allreduce,
+            (u32::MAX, core::mem::size_of::<T>() as u64),
+            |r| r.rt.allreduce(&mut r.block, comm, value, op),
+        )
     }
 
     /// Rank `root`'s `value`, on every rank of `comm` (the others' `value`
@@ -39,7 +44,9 @@ impl Rank {
                 ("value", value.to_word()),
             ],
         );
-        self.rt.bcast(&mut self.block, comm, root, value)
+        self.traced(Call::Bcast, (root, core::mem::size_of::<T>() as u64), |r| {
+            r.rt.bcast(&mut r.block, comm, root, value)
+        })
     }
 
     /// Every rank's `value` combined with `op` (as
@@ -65,7 +72,11 @@ impl Rank {
                 ("value", value.to_word()),
             ],
         );
-        self.rt.reduce_to(&mut self.block, comm, root, value, op)
+        self.traced(
+            Call::ReduceTo,
+            (root, core::mem::size_of::<T>() as u64),
+            |r| r.rt.reduce_to(&mut r.block, comm, root, value, op),
+        )
     }
 
     /// Ranks `0..=r`'s `value`s combined with `op`, on every rank `r` of
@@ -85,7 +96,10 @@ impl Rank {
             "scan_over",
             [("comm", comm.context() as u64), ("value", value.to_word())],
         );
-        let v = self.rt.scan(&mut self.block, comm, value, (op, true));
+        let size = core::mem::size_of::<T>() as u64;
+        let v = self.traced(Call::Scan, (u32::MAX, size), |r| {
+            r.rt.scan(&mut r.block, comm, value, (op, true))
+        });
         v.unwrap_or_else(O::identity)
     }
 
@@ -104,6 +118,9 @@ impl Rank {
             "exscan_over",
             [("comm", comm.context() as u64), ("value", value.to_word())],
         );
-        self.rt.scan(&mut self.block, comm, value, (op, false))
+        let size = core::mem::size_of::<T>() as u64;
+        self.traced(Call::Exscan, (u32::MAX, size), |r| {
+            r.rt.scan(&mut r.block, comm, value, (op, false))
+        })
     }
 }

@@ -29,8 +29,9 @@ impl Rank {
                 ("key", key as u64),
             ],
         );
-        self.rt
-            .split(&mut self.block, Call::CommSplit, comm, color, key)
+        self.traced(Call::CommSplit, (u32::MAX, 0), |r| {
+            r.rt.split(&mut r.block, Call::CommSplit, comm, color, key)
+        })
     }
 
     /// Splits `comm` by locality, as `MPI_Comm_split_type` does: every
@@ -46,10 +47,10 @@ impl Rank {
             [("comm", comm.context() as u64), ("key", key as u64)],
         );
         let color = self.rt.split_color(kind);
-        match self
-            .rt
-            .split(&mut self.block, Call::CommSplitType, comm, Some(color), key)
-        {
+        let local = self.traced(Call::CommSplitType, (u32::MAX, 0), |r| {
+            r.rt.split(&mut r.block, Call::CommSplitType, comm, Some(color), key)
+        });
+        match local {
             Some(local) => local,
             None => unreachable!("every rank passes a color"),
         }
@@ -63,10 +64,10 @@ impl Rank {
     pub fn comm_dup(&mut self, comm: Comm) -> Comm {
         arch::block::enter_call("comm_dup", [("comm", comm.context() as u64)]);
         let rank = comm.rank();
-        match self
-            .rt
-            .split(&mut self.block, Call::CommDup, comm, Some(0), rank)
-        {
+        let dup = self.traced(Call::CommDup, (u32::MAX, 0), |r| {
+            r.rt.split(&mut r.block, Call::CommDup, comm, Some(0), rank)
+        });
+        match dup {
             Some(dup) => dup,
             None => unreachable!("every rank passes color 0"),
         }
@@ -80,6 +81,8 @@ impl Rank {
     #[track_caller]
     pub fn comm_free(&mut self, comm: Comm) {
         arch::block::enter_call("comm_free", [("comm", comm.context() as u64)]);
-        self.rt.free_comm(&mut self.block, comm)
+        self.traced(Call::CommFree, (u32::MAX, 0), |r| {
+            r.rt.free_comm(&mut r.block, comm)
+        })
     }
 }

@@ -3,7 +3,7 @@
 //! Each is block-collective and delegates to the runtime.
 
 use super::Rank;
-use crate::abi::{LogArg, Op};
+use crate::abi::{Call, LogArg, Op};
 use crate::arch;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::{Comm, Match, Window};
@@ -36,7 +36,9 @@ impl Rank {
                 ("len", mem.len() as u64),
             ],
         );
-        self.rt.create_window(&mut self.block, comm, mem, false)
+        self.traced(Call::WinCreate, (u32::MAX, mem.bytes() as u64), |r| {
+            r.rt.create_window(&mut r.block, comm, mem, false)
+        })
     }
 
     /// As [`win_create`](Self::win_create), but notified accesses to this
@@ -57,7 +59,9 @@ impl Rank {
                 ("len", mem.len() as u64),
             ],
         );
-        self.rt.create_window(&mut self.block, comm, mem, true)
+        self.traced(Call::WinCreate, (u32::MAX, mem.bytes() as u64), |r| {
+            r.rt.create_window(&mut r.block, comm, mem, true)
+        })
     }
 
     /// Frees a window collectively over its communicator.
@@ -65,7 +69,9 @@ impl Rank {
     #[track_caller]
     pub fn win_free<T>(&mut self, win: Window<T>) {
         arch::block::enter_call("win_free", [("window", win.id() as u64)]);
-        self.rt.free_window(&mut self.block, win)
+        self.traced(Call::WinFree, (u32::MAX, 0), |r| {
+            r.rt.free_window(&mut r.block, win)
+        })
     }
 
     /// Writes `src` to element `offset` of rank `target`'s part of `win`.
@@ -91,7 +97,9 @@ impl Rank {
                 ("count", src.len() as u64),
             ],
         );
-        self.rt.put(&mut self.block, win, target, offset, src)
+        self.traced(Call::Put, (target, src.bytes() as u64), |r| {
+            r.rt.put(&mut r.block, win, target, offset, src)
+        })
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the
@@ -117,8 +125,9 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.rt
-            .put_notify(&mut self.block, win, (target, offset), src, tag)
+        self.traced(Call::PutNotify, (target, src.bytes() as u64), |r| {
+            r.rt.put_notify(&mut r.block, win, (target, offset), src, tag)
+        })
     }
 
     /// Reads `dst.len()` elements at element `offset` of rank `target`'s
@@ -143,7 +152,9 @@ impl Rank {
                 ("count", dst.len() as u64),
             ],
         );
-        self.rt.get(&mut self.block, win, target, offset, dst)
+        self.traced(Call::Get, (target, dst.bytes() as u64), |r| {
+            r.rt.get(&mut r.block, win, target, offset, dst)
+        })
     }
 
     /// [`get`](Self::get), then notification `tag` to the *target*, the
@@ -168,8 +179,9 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.rt
-            .get_notify(&mut self.block, win, (target, offset), dst, tag)
+        self.traced(Call::GetNotify, (target, dst.bytes() as u64), |r| {
+            r.rt.get_notify(&mut r.block, win, (target, offset), dst, tag)
+        })
     }
 
     /// A notification without data on a matched window: recorded for
@@ -186,7 +198,9 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.rt.notify_matched(&mut self.block, win, target, tag)
+        self.traced(Call::Notify, (target, 0), |r| {
+            r.rt.notify_matched(&mut r.block, win, target, tag)
+        })
     }
 
     /// Waits until every earlier put of this rank on `win` is complete:
@@ -195,7 +209,9 @@ impl Rank {
     #[track_caller]
     pub fn flush<T>(&mut self, win: Window<T>) {
         arch::block::enter_call("flush", [("window", win.id() as u64)]);
-        self.rt.flush(&mut self.block, win)
+        self.traced(Call::Flush, (u32::MAX, 0), |r| {
+            r.rt.flush(&mut r.block, win)
+        })
     }
 
     /// Sends notification `tag` (`0..USER_TAGS`) to rank `target` of
@@ -211,7 +227,9 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.rt.notify(&mut self.block, comm, target, tag)
+        self.traced(Call::Notify, (target, 0), |r| {
+            r.rt.notify(&mut r.block, comm, target, tag)
+        })
     }
 
     /// Waits until `count` notifications of `tag` are available, and consumes them.
@@ -222,7 +240,9 @@ impl Rank {
             "wait_notifications",
             [("tag", tag as u64), ("count", count as u64)],
         );
-        self.rt.wait_notifications(&mut self.block, tag, count)
+        self.traced(Call::WaitNotifications, (u32::MAX, count as u64), |r| {
+            r.rt.wait_notifications(&mut r.block, tag, count)
+        })
     }
 
     /// Consumes `count` notifications of `tag` if that many are available;
@@ -243,7 +263,9 @@ impl Rank {
     #[track_caller]
     pub fn wait_match(&mut self, m: Match, count: u32) {
         arch::block::enter_call("wait_match", m.fingerprint(count));
-        self.rt.wait_match(&mut self.block, m, count)
+        self.traced(Call::WaitMatch, (u32::MAX, count as u64), |r| {
+            r.rt.wait_match(&mut r.block, m, count)
+        })
     }
 
     /// Consumes `count` notifications that `m` accepts if that many have
@@ -264,7 +286,9 @@ impl Rank {
     #[track_caller]
     pub fn barrier(&mut self, comm: Comm) {
         arch::block::enter_call("barrier", [("comm", comm.context() as u64)]);
-        self.rt.barrier(&mut self.block, comm)
+        self.traced(Call::Barrier, (u32::MAX, 0), |r| {
+            r.rt.barrier(&mut r.block, comm)
+        })
     }
 
     /// Starts host timer `id` once every rank of the world has called it.

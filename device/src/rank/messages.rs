@@ -4,6 +4,7 @@
 //! runtime (`runtime/messages.rs` says how messages travel).
 
 use super::Rank;
+use crate::abi::Call;
 use crate::arch;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::{Comm, Source, Status};
@@ -39,7 +40,9 @@ impl Rank {
                 ("len", buf.len() as u64),
             ],
         );
-        self.rt.send(&mut self.block, comm, (dest, tag), buf);
+        self.traced(Call::Send, (dest, buf.bytes() as u64), |r| {
+            r.rt.send(&mut r.block, comm, (dest, tag), buf)
+        });
     }
 
     /// Receives the oldest message on `comm` from `source`
@@ -66,7 +69,9 @@ impl Rank {
                 ("len", buf.len() as u64),
             ],
         );
-        self.rt.recv(&mut self.block, comm, (source, tag), buf)
+        self.traced(Call::Recv, (source_rank(source), buf.bytes() as u64), |r| {
+            r.rt.recv(&mut r.block, comm, (source, tag), buf)
+        })
     }
 
     /// Waits for a message on `comm` from `source` with `tag` (wildcards
@@ -77,7 +82,9 @@ impl Rank {
     pub fn probe(&mut self, comm: Comm, source: Source, tag: Option<u32>) -> Status {
         let [s, t] = wildcards(source, tag);
         arch::block::enter_call("probe", [("comm", comm.context() as u64), s, t]);
-        self.rt.probe(&mut self.block, comm, (source, tag))
+        self.traced(Call::Probe, (source_rank(source), 0), |r| {
+            r.rt.probe(&mut r.block, comm, (source, tag))
+        })
     }
 
     /// [`probe`](Self::probe) without waiting (`MPI_Iprobe`): `None` when
@@ -89,5 +96,14 @@ impl Rank {
         let [s, t] = wildcards(source, tag);
         arch::block::enter_call("iprobe", [("comm", comm.context() as u64), s, t]);
         self.rt.iprobe(&mut self.block, comm, (source, tag))
+    }
+}
+
+/// A traced receive's peer: the source rank, or `u32::MAX` for any.
+#[inline(always)]
+fn source_rank(source: Source) -> u32 {
+    match source {
+        Source::Rank(r) => r,
+        Source::Any => u32::MAX,
     }
 }

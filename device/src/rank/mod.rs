@@ -23,6 +23,7 @@ mod comms;
 mod communication;
 mod messages;
 mod slices;
+mod trace;
 
 use crate::abi::RankContext;
 use crate::arch;
@@ -66,7 +67,7 @@ impl Rank {
                 _not_send: PhantomData,
             };
             body(&mut rank);
-            rank.rt.finish(&rank.block);
+            rank.rt.finish(&mut rank.block);
         })
     }
 

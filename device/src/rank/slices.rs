@@ -11,6 +11,7 @@
 //! destinations overlap.
 
 use super::Rank;
+use crate::abi::Call;
 use crate::arch;
 use crate::block::{ReduceOp, Reducible};
 use crate::memory::{DeviceCopy, DeviceSlice};
@@ -59,8 +60,9 @@ impl Rank {
         op: O,
     ) {
         enter("allreduce_into", comm, 0, (src, dst));
-        self.rt
-            .allreduce_into(&mut self.block, comm, (src, dst), op)
+        self.traced(Call::AllreduceInto, (u32::MAX, src.bytes() as u64), |r| {
+            r.rt.allreduce_into(&mut r.block, comm, (src, dst), op)
+        })
     }
 
     /// Chunk `r` of every rank's `src` (`size * n` elements) combined with
@@ -81,8 +83,9 @@ impl Rank {
         op: O,
     ) {
         enter("reduce_scatter_into", comm, 0, (src, dst));
-        self.rt
-            .reduce_scatter_into(&mut self.block, comm, (src, dst), op)
+        self.traced(Call::ReduceScatter, (u32::MAX, src.bytes() as u64), |r| {
+            r.rt.reduce_scatter_into(&mut r.block, comm, (src, dst), op)
+        })
     }
 
     /// Every rank's `src` (`n` elements), in rank order, in every rank's
@@ -99,7 +102,9 @@ impl Rank {
         dst: DeviceSlice<T>,
     ) {
         enter("allgather_into", comm, 0, (src, dst));
-        self.rt.allgather_into(&mut self.block, comm, (src, dst))
+        self.traced(Call::Allgather, (u32::MAX, src.bytes() as u64), |r| {
+            r.rt.allgather_into(&mut r.block, comm, (src, dst))
+        })
     }
 
     /// Every rank's `src` (`n` elements), in rank order, in rank `root`'s
@@ -116,7 +121,9 @@ impl Rank {
         dst: DeviceSlice<T>,
     ) {
         enter("gather_into", comm, root, (src, dst));
-        self.rt.gather_into(&mut self.block, comm, root, (src, dst))
+        self.traced(Call::Gather, (root, src.bytes() as u64), |r| {
+            r.rt.gather_into(&mut r.block, comm, root, (src, dst))
+        })
     }
 
     /// Chunk `r` of rank `root`'s `src` (`size * n` elements; the other
@@ -133,8 +140,9 @@ impl Rank {
         dst: DeviceSlice<T>,
     ) {
         enter("scatter_from", comm, root, (src, dst));
-        self.rt
-            .scatter_from(&mut self.block, comm, root, (src, dst))
+        self.traced(Call::Scatter, (root, dst.bytes() as u64), |r| {
+            r.rt.scatter_from(&mut r.block, comm, root, (src, dst))
+        })
     }
 
     /// Chunk `r` of every rank `j`'s `src` in chunk `j` of rank `r`'s `dst`
@@ -151,6 +159,8 @@ impl Rank {
         dst: DeviceSlice<T>,
     ) {
         enter("alltoall_into", comm, 0, (src, dst));
-        self.rt.alltoall_into(&mut self.block, comm, (src, dst))
+        self.traced(Call::Alltoall, (u32::MAX, src.bytes() as u64), |r| {
+            r.rt.alltoall_into(&mut r.block, comm, (src, dst))
+        })
     }
 }

@@ -30,6 +30,7 @@ mod slices;
 mod split;
 mod streams;
 mod sync;
+mod trace;
 mod vectors;
 mod wait;
 mod window;
@@ -54,6 +55,7 @@ pub(crate) struct Runtime {
     collectives: collective::Collectives,
     leaders: leaders::Leaders,
     comms: comm::Comms,
+    tracer: trace::Tracer,
 }
 
 impl Runtime {
@@ -71,6 +73,7 @@ impl Runtime {
             collectives: collective::Collectives::default(),
             leaders: leaders::Leaders::default(),
             comms: comm::Comms::default(),
+            tracer: trace::Tracer::default(),
         }
     }
 
@@ -81,10 +84,12 @@ impl Runtime {
         unsafe { &*self.context }
     }
 
-    /// After the rank body: tell the watchdog this rank is done (one store
-    /// by one thread, no barrier).
+    /// After the rank body: the clock reading of a traced run, then tell
+    /// the watchdog this rank is done (one store by one thread, no
+    /// barrier).
     #[inline(always)]
-    pub fn finish(&self, block: &Block) {
+    pub fn finish(&mut self, block: &mut Block) {
+        self.trace_clock_sync(block);
         let status = self.ctx().status(block.id());
         block.leader(|_| {
             // SAFETY: the status slot is this rank's own.

@@ -10,6 +10,10 @@ pub struct RunConfig {
     /// `None`: `DCUDA_WATCHDOG_SECS` (read when the run starts).
     pub(super) watchdog: Option<Option<Duration>>,
     pub(super) notification_start: u32,
+    /// `None`: `DCUDA_TRACE` (read when the run starts).
+    pub(super) trace: Option<std::path::PathBuf>,
+    /// `None`: `DCUDA_TRACE_SPANS`, else 4096.
+    pub(super) trace_spans: Option<u32>,
 }
 
 impl RunConfig {
@@ -28,6 +32,8 @@ impl RunConfig {
             ranks: None,
             watchdog: None,
             notification_start: 0,
+            trace: None,
+            trace_spans: None,
         }
     }
 
@@ -64,6 +70,42 @@ impl RunConfig {
     pub fn notification_start(mut self, start: u32) -> Self {
         self.notification_start = start;
         self
+    }
+
+    /// Trace the run: every rank's phases ([`Rank::trace_begin`]) and
+    /// runtime calls, written after the run to `path` as Chrome trace
+    /// JSON (Perfetto and `chrome://tracing` open it), with an SVG timeline
+    /// (`path` with `.svg`) and a summary (`.txt`) beside it, and returned
+    /// in [`RunReport::trace`]. Without it, `DCUDA_TRACE` decides. In a
+    /// job, every process must trace (process 0 writes the files).
+    ///
+    /// [`Rank::trace_begin`]: dcuda_device::Rank::trace_begin
+    pub fn trace(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.trace = Some(path.into());
+        self
+    }
+
+    /// Spans each rank of a traced run can record (32 bytes each; default
+    /// `DCUDA_TRACE_SPANS`, else 4096). Spans beyond are counted and
+    /// reported as dropped.
+    pub fn trace_spans(mut self, spans: u32) -> Self {
+        self.trace_spans = Some(spans.max(1));
+        self
+    }
+
+    /// Spans per rank of a traced run.
+    pub(super) fn trace_capacity(&self) -> crate::Result<u32> {
+        match self.trace_spans {
+            Some(n) => Ok(n),
+            None => Ok(crate::config::TRACE_SPANS.number(true)?.unwrap_or(4096) as u32),
+        }
+    }
+
+    /// Where this run's trace goes: the program's path, else `DCUDA_TRACE`.
+    pub(super) fn trace_path(&self) -> Option<std::path::PathBuf> {
+        self.trace
+            .clone()
+            .or_else(|| crate::config::TRACE.value().map(Into::into))
     }
 
     /// Threads per rank.
@@ -120,4 +162,7 @@ pub struct RunReport {
     pub host_calls: u64,
     /// Runtime memory per rank in bytes: device memory, pinned host memory.
     pub memory_per_rank: (usize, usize),
+    /// The timeline of a traced run ([`RunConfig::trace`]): every
+    /// process's ranks.
+    pub trace: Option<crate::trace::Trace>,
 }

@@ -10,6 +10,7 @@ mod config;
 mod describe;
 mod progress;
 mod state;
+mod traced;
 mod turn;
 mod watchdog;
 
@@ -230,7 +231,10 @@ fn serve(
         let _ = r.join();
     }
     let Some(w) = &world else {
-        return outcome;
+        return outcome.and_then(|mut report| {
+            traced::publish(&state, None, &mut report)?;
+            Ok(report)
+        });
     };
     // Tell the other processes why this one failed, or learn why they did;
     // either way the job aborts at exit.
@@ -260,7 +264,11 @@ fn serve(
                     tracing::warn!(target: "dcuda", "{lost} messages from other processes were sent to ranks of process {} and never received", w.me());
                 }
                 crate::transport::departure::run_completed();
-                Ok(report)
+                let mut report = report;
+                match traced::publish(&state, Some(w), &mut report) {
+                    Ok(()) => Ok(report),
+                    Err(e) => Err(e),
+                }
             }
         },
     })

@@ -194,6 +194,7 @@ fn finish(
             report: text,
         });
     }
+    super::traced::collect(state, world, services.clock, &mut report)?;
     Ok(report)
 }
 

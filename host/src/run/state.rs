@@ -49,6 +49,8 @@ pub(crate) struct RunState {
     pub context: DeviceBuffer<u8>,
     pub args: DeviceBuffer<u8>,
     pub memory_per_rank: (usize, usize),
+    /// A traced run's span buffers.
+    pub trace: Option<crate::trace::TraceMemory>,
 }
 
 fn bytes<T>(n: usize) -> usize {
@@ -96,6 +98,13 @@ impl RunState {
         let inbox = rt.alloc_mapped::<u8>(bytes::<MessageRecord>(inboxes * (MSG_LOG + 1)))?;
         let inbox_counters = rt.alloc_mapped::<u32>(4 * inboxes)?;
         let wants = rt.alloc_mapped::<u8>(bytes::<Want>(inboxes))?;
+        let trace = match config.trace_path() {
+            Some(path) => {
+                let at = (path, config.trace_capacity()?);
+                Some(crate::trace::TraceMemory::new(rt, ranks, at)?)
+            }
+            None => None,
+        };
         let mut world = match rt.job() {
             Some(job) => Some(World::setup(
                 job.clone(),
@@ -111,6 +120,7 @@ impl RunState {
                         counters: inbox_counters.host_ptr() as usize,
                         wants: wants.host_ptr() as usize,
                     },
+                    traced: trace.is_some(),
                 },
             )?),
             None => None,
@@ -216,6 +226,10 @@ impl RunState {
             inbox: inbox.device_ptr() as u64,
             inbox_counters: inbox_counters.device_ptr() as u64,
             wants: wants.device_ptr() as u64,
+            trace: trace.as_ref().map_or(0, |t| t.spans.addr()),
+            trace_counts: trace.as_ref().map_or(0, |t| t.counts.addr()),
+            trace_capacity: trace.as_ref().map_or(0, |t| t.capacity),
+            _trace_pad: 0,
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -232,7 +246,10 @@ impl RunState {
             + message_counters.len() * 4
             + envelopes.len()
             + message_lists.len() * 8
-            + comms.bytes();
+            + comms.bytes()
+            + trace
+                .as_ref()
+                .map_or(0, |t| t.spans.len() + t.counts.len() * 4);
         let host = status.len()
             + ring.len()
             + replies.len()
@@ -268,6 +285,7 @@ impl RunState {
             context: context_buffer,
             args: args_buffer,
             memory_per_rank: (device / n, host / n),
+            trace,
         };
         Ok((state, world.map(Arc::new)))
     }

@@ -24,6 +24,8 @@ pub(crate) struct SharedEntry {
 pub(crate) struct Setup {
     pub ranks: u32,
     pub node: u32,
+    /// Whether it traces the run (every process must).
+    pub traced: bool,
     /// Its GPU's PCI bus id (empty for the emulator).
     pub pci: String,
     /// IPC handle and offset of its notification counters (GPU only).
@@ -160,6 +162,7 @@ impl Message<Vec<u8>> {
                 let w = Writer::default()
                     .u32(s.ranks)
                     .u32(s.node)
+                    .u8(s.traced as u8)
                     .bytes(s.pci.as_bytes());
                 (SETUP, Vec::new(), put_ipc(w, s.counters))
             }
@@ -264,6 +267,7 @@ impl<'a> Message<&'a [u8]> {
             SETUP => no_payload(Message::Setup(Setup {
                 ranks: r.u32()?,
                 node: r.u32()?,
+                traced: r.u8()? != 0,
                 pci: String::from_utf8_lossy(r.bytes()?).into_owned(),
                 counters: get_ipc(&mut r)?,
             }))?,

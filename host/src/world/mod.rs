@@ -18,7 +18,7 @@ mod receive;
 mod setup;
 mod sync;
 mod transfer;
-mod wire;
+pub(crate) mod wire;
 
 pub(crate) use setup::{InboxMemory, RunMemory};
 pub(crate) use sync::Syncs;

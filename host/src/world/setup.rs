@@ -37,9 +37,17 @@ pub(crate) struct RunMemory {
     pub remote_active: u64,
     /// Host addresses of the ranks' inboxes, their counters and wants.
     pub inbox: InboxMemory,
+    /// Whether this process traces the run.
+    pub traced: bool,
 }
 
 impl World {
+    /// Gathers `data` from every process after the run (each calls it), on
+    /// the run's setup channel; in process order.
+    pub fn gather_after_run(&self, data: Vec<u8>) -> Result<Vec<Vec<u8>>> {
+        all_gather(&*self.job.transport, self.data - 1, data)
+    }
+
     /// Exchanges setup with every process (all of them start the same run
     /// now) and decides routes.
     pub fn setup(job: Job, runtime: &Runtime, ranks: u32, memory: RunMemory) -> Result<World> {
@@ -53,6 +61,7 @@ impl World {
         let me = Setup {
             ranks,
             node: job.node(),
+            traced: memory.traced,
             pci: match peers {
                 Some(p) => p.pci_bus_id()?,
                 None => String::new(),
@@ -66,6 +75,15 @@ impl World {
                 Message::Setup(s) => setups.push(s),
                 _ => return Err(peer_error("setup", format!("process {p} sent no setup"))),
             }
+        }
+        if let Some(p) = setups.iter().position(|s| s.traced != memory.traced) {
+            let (a, b) = if memory.traced {
+                (job.process(), p)
+            } else {
+                (p as u32, job.process() as usize)
+            };
+            let why = format!("process {a} traces this run (DCUDA_TRACE or RunConfig::trace) and process {b} does not: trace every process or none");
+            return Err(peer_error("setup", why));
         }
         let mut firsts = vec![0u32];
         for s in &setups {

@@ -13,3 +13,4 @@ pub mod probe;
 pub mod runtime_checks;
 pub mod stats;
 pub mod stress;
+pub mod traced;

@@ -21,6 +21,7 @@ use dcuda_tests::comms::{
     check_across, check_chunks, check_split_types, check_splits, device_rank,
 };
 use dcuda_tests::messages::check_messages;
+use dcuda_tests::traced::check_traced_world;
 
 type Check = Result<(), String>;
 /// A named check.
@@ -397,6 +398,13 @@ fn main() {
             (
                 "chunk collectives across processes",
                 Box::new(|| check_chunks(rt, m, run.layout(), (&[2_100], &device_rank))),
+            ),
+            (
+                "traced ring across processes",
+                Box::new(|| {
+                    let job = (process, rt.job().map_or(1, |j| j.processes()));
+                    check_traced_world(rt, m, (run.ranks, run.world), job)
+                }),
             ),
             (
                 "send and recv across processes",

@@ -134,6 +134,7 @@ fn every_kind_round_trips() {
     round_trip(Message::Setup(Setup {
         ranks: 9,
         node: 1,
+        traced: true,
         pci: "0000:1b:00.0".into(),
         counters: Some(([7; 64], 12)),
     }));

@@ -1,0 +1,141 @@
+//! Tracing: when a run is traced (`trace` set in the context), each rank's
+//! leader thread writes one [`TraceSpan`] per user phase and runtime call
+//! into the rank's part of the trace buffer; the host reads them after the
+//! run. Off, every hook is one uniform load and branch.
+
+use super::Runtime;
+use crate::abi::{Call, Fault, Op, TraceSpan, TRACE_DEPTH, TRACE_PHASE};
+use crate::arch;
+use crate::block::Block;
+
+/// A rank's tracing state: spans recorded so far (those past the
+/// capacity are counted, not written) and the open phases' span indices.
+#[derive(Default)]
+pub(crate) struct Tracer {
+    next: u32,
+    open: [u32; TRACE_DEPTH],
+    depth: u32,
+}
+
+impl Runtime {
+    /// Whether this run is traced (the same on every thread).
+    #[inline(always)]
+    pub fn tracing(&self) -> bool {
+        self.ctx().trace != 0
+    }
+
+    /// The start of a call: the leader's clock when traced, else 0.
+    #[inline(always)]
+    pub fn trace_clock(&self, block: &Block) -> u64 {
+        if !self.tracing() {
+            return 0;
+        }
+        block.leader(|_| arch::global_timer()).unwrap_or(0)
+    }
+
+    /// Takes the next span index, and tells the host how many there are.
+    #[inline(always)]
+    fn trace_take(&mut self, block: &Block) -> u32 {
+        let at = self.tracer.next;
+        self.tracer.next = at.wrapping_add(1);
+        let count = self.ctx().trace_count(block.id());
+        // SAFETY: this rank's own count; the host reads it after the run.
+        block.leader(|_| unsafe { count.write_volatile(at.wrapping_add(1)) });
+        at
+    }
+
+    /// Writes `span` as span `at` of this rank, if it fits (leader thread).
+    #[inline(always)]
+    fn trace_write(&self, block: &Block, at: u32, span: TraceSpan) {
+        let ctx = self.ctx();
+        if at < ctx.trace_capacity {
+            let to = ctx.trace_span(block.id(), at);
+            // SAFETY: inside this rank's part of the trace buffer.
+            block.leader(|_| unsafe { to.write_volatile(span) });
+        }
+    }
+
+    /// Records runtime call `call`, begun at `start` ([`trace_clock`]),
+    /// with its peer rank and bytes.
+    ///
+    /// [`trace_clock`]: Self::trace_clock
+    #[inline(always)]
+    pub fn trace_call(&mut self, block: &Block, start: u64, call: Call, (peer, arg): (u32, u64)) {
+        if !self.tracing() {
+            return;
+        }
+        let at = self.trace_take(block);
+        let end = block.leader(|_| arch::global_timer()).unwrap_or(0);
+        let span = TraceSpan {
+            start,
+            end,
+            what: call as u32,
+            peer,
+            arg,
+        };
+        self.trace_write(block, at, span);
+    }
+
+    /// Opens phase `name`.
+    #[inline(always)]
+    pub fn trace_begin(&mut self, block: &Block, name: &'static str) {
+        if !self.tracing() {
+            return;
+        }
+        let at = self.trace_take(block);
+        let depth = self.tracer.depth as usize;
+        if let Some(slot) = self.tracer.open.get_mut(depth) {
+            *slot = at;
+        }
+        self.tracer.depth += 1;
+        let start = block.leader(|_| arch::global_timer()).unwrap_or(0);
+        let span = TraceSpan {
+            start,
+            end: 0,
+            what: TRACE_PHASE,
+            peer: name.len() as u32,
+            arg: name.as_ptr() as u64,
+        };
+        self.trace_write(block, at, span);
+    }
+
+    /// Closes the innermost open phase; fails without one.
+    #[inline(always)]
+    pub fn trace_end(&mut self, block: &mut Block) {
+        if !self.tracing() {
+            return;
+        }
+        if self.tracer.depth == 0 {
+            self.fail(block, Call::TraceEnd, Fault::TraceUnbalanced, [0; 4]);
+        }
+        self.tracer.depth -= 1;
+        let Some(&at) = self.tracer.open.get(self.tracer.depth as usize) else {
+            return; // Too deep to track: the host reports it open.
+        };
+        let ctx = self.ctx();
+        if at < ctx.trace_capacity {
+            let end = ctx.trace_span(block.id(), at);
+            // SAFETY: this rank's own span, written by its `trace_begin`.
+            block.leader(|_| unsafe { (&raw mut (*end).end).write_volatile(arch::global_timer()) });
+        }
+    }
+
+    /// At the end of a traced run, device rank 0 reads its clock around a
+    /// host round trip, so that the host can place the device clock on its
+    /// own (offset within half the round trip).
+    #[inline(always)]
+    pub fn trace_clock_sync(&mut self, block: &mut Block) {
+        if !self.tracing() || block.id() != 0 {
+            return;
+        }
+        for after in [false, true] {
+            let now = block.leader(|_| arch::global_timer()).unwrap_or(0);
+            let payload = now.to_le_bytes();
+            if after {
+                self.host_send(block, Op::ClockSync, 1, &payload);
+            } else {
+                self.host_call_with(block, Op::ClockSync, 0, &payload);
+            }
+        }
+    }
+}

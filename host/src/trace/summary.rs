@@ -1,0 +1,154 @@
+//! Where each rank's time went: per phase, the time computing (inside
+//! the phase, outside any runtime call), communicating (puts, gets,
+//! notifications, sends, collectives) and waiting (waits, barriers,
+//! receives, flushes), per rank and in total, and the overlap ratio: the
+//! share of the time in which ranks did not wait (1.0: communication
+//! entirely hidden behind work).
+
+use super::{Activity, Span, SpanKind, Trace};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Time outside every phase is reported under this name.
+pub const OUTSIDE: &str = "(outside phases)";
+
+/// Nanoseconds of each kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    /// Outside runtime calls.
+    pub compute_ns: u64,
+    /// In calls that move data or signals.
+    pub communicate_ns: u64,
+    /// In calls that wait for others.
+    pub wait_ns: u64,
+}
+
+impl Split {
+    /// All of it.
+    pub fn total_ns(&self) -> u64 {
+        self.compute_ns + self.communicate_ns + self.wait_ns
+    }
+
+    /// The share not spent waiting (1.0 for no time at all).
+    pub fn overlap(&self) -> f64 {
+        match self.total_ns() {
+            0 => 1.0,
+            t => 1.0 - self.wait_ns as f64 / t as f64,
+        }
+    }
+
+    fn add(&mut self, o: &Split) {
+        self.compute_ns += o.compute_ns;
+        self.communicate_ns += o.communicate_ns;
+        self.wait_ns += o.wait_ns;
+    }
+}
+
+/// A traced run's summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Per rank, per phase.
+    pub ranks: BTreeMap<u32, BTreeMap<String, Split>>,
+    /// Per phase, all ranks together.
+    pub phases: BTreeMap<String, Split>,
+    /// All ranks, all phases.
+    pub total: Split,
+    /// Spans lost to full buffers, as in the trace.
+    pub dropped: u64,
+    /// Phases never ended, as in the trace.
+    pub unclosed: u64,
+}
+
+/// Summarises `t`.
+pub fn summarise(t: &Trace) -> Summary {
+    let mut s = Summary {
+        dropped: t.dropped,
+        unclosed: t.unclosed,
+        ..Summary::default()
+    };
+    let mut at = 0;
+    while at < t.spans.len() {
+        let rank = t.spans[at].rank;
+        let n = t.spans[at..].iter().take_while(|x| x.rank == rank).count();
+        let phases = rank_split(&t.spans[at..at + n]);
+        for (name, split) in &phases {
+            s.phases.entry(name.clone()).or_default().add(split);
+            s.total.add(split);
+        }
+        s.ranks.insert(rank, phases);
+        at += n;
+    }
+    s
+}
+
+/// One rank's spans (sorted by start, outer first) split by innermost
+/// phase: a phase's own time less its inner phases' is computing, except
+/// for the calls directly in it.
+fn rank_split(spans: &[Span]) -> BTreeMap<String, Split> {
+    let mut out: BTreeMap<String, Split> = BTreeMap::new();
+    let first = spans.iter().map(|s| s.start_ns).min().unwrap_or(0);
+    let last = spans.iter().map(|s| s.end_ns).max().unwrap_or(first);
+    // Open phases: (name, end); the outside is the bottom of the stack.
+    let mut open: Vec<(String, u64)> = vec![(OUTSIDE.into(), u64::MAX)];
+    out.entry(OUTSIDE.into()).or_default().compute_ns += last - first;
+    for s in spans {
+        while open.len() > 1 && open.last().is_some_and(|&(_, end)| end <= s.start_ns) {
+            open.pop();
+        }
+        let parent = open.last().map(|(n, _)| n.clone()).unwrap_or_default();
+        let dur = s.end_ns - s.start_ns;
+        let p = out.entry(parent).or_default();
+        p.compute_ns = p.compute_ns.saturating_sub(dur);
+        match (&s.kind, s.kind.activity()) {
+            (SpanKind::Phase(name), _) => {
+                out.entry(name.clone()).or_default().compute_ns += dur;
+                open.push((name.clone(), s.end_ns));
+            }
+            (_, Some(Activity::Wait)) => out.entry(open_name(&open)).or_default().wait_ns += dur,
+            _ => out.entry(open_name(&open)).or_default().communicate_ns += dur,
+        }
+    }
+    out
+}
+
+fn open_name(open: &[(String, u64)]) -> String {
+    open.last().map(|(n, _)| n.clone()).unwrap_or_default()
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let us = |ns: u64| ns as f64 / 1e3;
+        let row = |f: &mut fmt::Formatter<'_>, who: &str, phase: &str, s: &Split| {
+            writeln!(
+                f,
+                "{who:>8} {phase:<20} {:>12.1} {:>12.1} {:>12.1} {:>8.3}",
+                us(s.compute_ns),
+                us(s.communicate_ns),
+                us(s.wait_ns),
+                s.overlap()
+            )
+        };
+        writeln!(
+            f,
+            "{:>8} {:<20} {:>12} {:>12} {:>12} {:>8}",
+            "rank", "phase", "compute us", "comm us", "wait us", "overlap"
+        )?;
+        for (phase, split) in &self.phases {
+            row(f, "all", phase, split)?;
+        }
+        row(f, "all", "(total)", &self.total)?;
+        for (rank, phases) in &self.ranks {
+            for (phase, split) in phases {
+                row(f, &rank.to_string(), phase, split)?;
+            }
+        }
+        if self.dropped > 0 || self.unclosed > 0 {
+            writeln!(
+                f,
+                "incomplete: {} spans dropped (raise DCUDA_TRACE_SPANS), {} phases never ended",
+                self.dropped, self.unclosed
+            )?;
+        }
+        Ok(())
+    }
+}
