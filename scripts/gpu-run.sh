@@ -26,6 +26,8 @@ for e in examples/*; do
   case $(basename "$e") in stress) continue ;; esac
   run "example $(basename "$e")" "$e"
 done
+# A traced run of a real application: the timeline's JSON, SVG and summary.
+run "traced distributed_sum" env DCUDA_TRACE="${OUT:-/tmp}/trace/distributed_sum.json" examples/distributed_sum
 # The many-to-many stress test with a million messages over every
 # co-resident rank.
 run "stress, 10^6 messages" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
