@@ -10,6 +10,8 @@
 //! | `dcuda` | `error` | the watchdog's report; a job aborted after a failure |
 //! | `dcuda` | `warn` | messages from other processes a run's ranks never received |
 //! | `dcuda::messages` | `debug` | a message delivered out of turn through a rank's express slot (its inbox was full) |
+//! | `dcuda::trace` | `info` | a traced run's files and its totals of computing, communicating and waiting |
+//! | `dcuda::trace` | `warn` | spans a traced run dropped (full buffers) or phases it never ended |
 //! | `dcuda::rank` | `info` | the live rank log (`rank_log!`), with the world rank as field `rank` |
 
 use tracing_subscriber::EnvFilter;
