@@ -27,7 +27,6 @@ codes! {
         CommTableFree = 15 => "communicator table free",
         Send = 16 => "send",
         Fetch = 17 => "message fetch",
-        ClockSync = 18 => "clock sync",
     }
 }
 
@@ -203,15 +202,6 @@ pub enum Request {
     /// [`Transfer::offset`] is its number, [`Transfer::local`] where it
     /// goes.
     Fetch(Transfer),
-    /// A traced run's clock reading of device rank 0 at its end: before
-    /// the host's reply (`after` false; the host notes its own clock and
-    /// replies) and after it.
-    ClockSync {
-        /// The device clock (ns).
-        device_ns: u64,
-        /// Read after the reply.
-        after: bool,
-    },
     /// A communicator's step through the hosts.
     CommSync {
         /// The communicator's context id.
@@ -266,10 +256,6 @@ impl Command {
             }
             Op::LogEnd => Request::LogEnd,
             Op::TimerStart => Request::TimerStart(self.arg),
-            Op::ClockSync => Request::ClockSync {
-                device_ns: u64::from_le_bytes(bytemuck::pod_read_unaligned(&self.payload[..8])),
-                after: self.arg != 0,
-            },
             Op::TimerStop => Request::TimerStop(self.arg),
             Op::Put | Op::PutInline => {
                 let transfer = self.transfer();

@@ -229,6 +229,9 @@ pub struct RankContext {
     pub trace_capacity: u32,
     /// Reserved.
     pub _trace_pad: u32,
+    /// `[before, host, after]` (host-mapped): device rank 0's clock at the
+    /// end of a traced run, the host's clock in between.
+    pub trace_clock: u64,
 }
 
 impl RankContext {

@@ -67,7 +67,7 @@ impl Rank {
                 _not_send: PhantomData,
             };
             body(&mut rank);
-            rank.rt.finish(&mut rank.block);
+            rank.rt.finish(&rank.block);
         })
     }
 

@@ -88,7 +88,7 @@ impl Runtime {
     /// the watchdog this rank is done (one store by one thread, no
     /// barrier).
     #[inline(always)]
-    pub fn finish(&mut self, block: &mut Block) {
+    pub fn finish(&self, block: &Block) {
         self.trace_clock_sync(block);
         let status = self.ctx().status(block.id());
         block.leader(|_| {

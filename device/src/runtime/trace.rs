@@ -3,9 +3,10 @@
 //! into the rank's part of the trace buffer; the host reads them after the
 //! run. Off, every hook is one uniform load and branch.
 
+use super::wait::poll;
 use super::Runtime;
-use crate::abi::{Call, Fault, Op, TraceSpan, TRACE_DEPTH, TRACE_PHASE};
-use crate::arch;
+use crate::abi::{Call, Fault, TraceSpan, TRACE_DEPTH, TRACE_PHASE};
+use crate::arch::{self, Scope};
 use crate::block::Block;
 
 /// A rank's tracing state: spans recorded so far (those past the
@@ -120,22 +121,32 @@ impl Runtime {
         }
     }
 
-    /// At the end of a traced run, device rank 0 reads its clock around a
-    /// host round trip, so that the host can place the device clock on its
-    /// own (offset within half the round trip).
+    /// At the end of a traced run, device rank 0's leader thread reads
+    /// its clock, posts it, waits for the host to post its own, and reads
+    /// its clock again, so that the host can place the device clock on its
+    /// own (offset within half the round trip). One thread, no barrier:
+    /// untraced kernels keep no trace of it but a branch.
     #[inline(always)]
-    pub fn trace_clock_sync(&mut self, block: &mut Block) {
+    pub fn trace_clock_sync(&self, block: &Block) {
         if !self.tracing() || block.id() != 0 {
             return;
         }
-        for after in [false, true] {
-            let now = block.leader(|_| arch::global_timer()).unwrap_or(0);
-            let payload = now.to_le_bytes();
-            if after {
-                self.host_send(block, Op::ClockSync, 1, &payload);
-            } else {
-                self.host_call_with(block, Op::ClockSync, 0, &payload);
+        let ctx = self.ctx();
+        let words = ctx.trace_clock as *mut u64;
+        let status = ctx.status(0);
+        block.leader(|_| {
+            // SAFETY: the run's three clock words in host-mapped memory.
+            unsafe {
+                arch::store_release(words, arch::global_timer(), Scope::System);
+                let host = words.wrapping_add(1);
+                let ready = || match arch::load_acquire(host as *const u64, Scope::System) {
+                    0 => Err(0),
+                    _ => Ok(0),
+                };
+                if poll(ctx, status, Call::HostCall, [0; 3], ready).is_some() {
+                    words.wrapping_add(2).write_volatile(arch::global_timer());
+                }
             }
-        }
+        });
     }
 }

@@ -20,8 +20,6 @@ pub(super) struct Services {
     replies: Vec<u32>,
     pub syncs: Syncs,
     tables: CommTables,
-    /// Device rank 0's clock reading of a traced run.
-    pub clock: Option<crate::trace::ClockSync>,
 }
 
 impl Services {
@@ -38,7 +36,6 @@ impl Services {
             replies: vec![0; state.ranks as usize],
             syncs: Syncs::default(),
             tables: CommTables::new(state.world_size),
-            clock: None,
         }
     }
 
@@ -97,16 +94,6 @@ impl Services {
                 if !self.tables.give_back(slot, offset, len) {
                     let what = format!("gave back entries {offset}..+{len} of communicator slot {slot}, which it was not given");
                     return Err(self.bad(rank, what));
-                }
-            }
-            Request::ClockSync { device_ns, after } => {
-                let clock = self.clock.get_or_insert_with(Default::default);
-                if after {
-                    clock.after = device_ns;
-                } else {
-                    clock.before = device_ns;
-                    clock.host = crate::trace::ClockSync::host_now();
-                    self.reply(state, rank, 0);
                 }
             }
             Request::TimerStart(id) => {

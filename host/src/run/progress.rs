@@ -60,6 +60,9 @@ fn serve(
     let mask = state.ring_len - 1;
     let ring = state.ring.host_ptr() as *const Command;
     loop {
+        if let Some(t) = &state.trace {
+            t.serve_clock();
+        }
         // Drain the ring: entries arrive in position order.
         let mut progressed = false;
         loop {
@@ -194,7 +197,7 @@ fn finish(
             report: text,
         });
     }
-    super::traced::collect(state, world, services.clock, &mut report)?;
+    super::traced::collect(state, world, &mut report)?;
     Ok(report)
 }
 

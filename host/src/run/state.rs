@@ -230,6 +230,7 @@ impl RunState {
             trace_counts: trace.as_ref().map_or(0, |t| t.counts.addr()),
             trace_capacity: trace.as_ref().map_or(0, |t| t.capacity),
             _trace_pad: 0,
+            trace_clock: trace.as_ref().map_or(0, |t| t.clock.device_ptr() as u64),
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to

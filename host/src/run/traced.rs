@@ -4,14 +4,13 @@
 use super::config::RunReport;
 use super::state::RunState;
 use crate::error::{Error, Result};
-use crate::trace::{self, ClockSync};
+use crate::trace;
 use crate::world::World;
 
 /// Reads this process's spans into `report` (a traced run that ended well).
 pub(super) fn collect(
     state: &RunState,
     world: Option<&World>,
-    clock: Option<ClockSync>,
     report: &mut RunReport,
 ) -> Result<()> {
     let Some(memory) = &state.trace else {
@@ -19,7 +18,12 @@ pub(super) fn collect(
     };
     let at = world.map_or((0, 0), |w| (w.first(), w.me()));
     let rt = memory.spans.runtime();
-    report.trace = Some(trace::collect::collect(rt, memory, at, clock)?);
+    report.trace = Some(trace::collect::collect(
+        rt,
+        memory,
+        at,
+        memory.clock_sync(),
+    )?);
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 
 use super::{ProcessClock, Span, SpanKind, Trace};
 use crate::error::{Error, Result};
-use crate::memory::DeviceBuffer;
+use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::runtime::Runtime;
 use crate::world::wire::{Reader, Writer};
 use dcuda_device::abi::{Call, TraceSpan, TRACE_PHASE};
@@ -19,6 +19,8 @@ pub(crate) struct TraceMemory {
     pub counts: DeviceBuffer<u32>,
     pub capacity: u32,
     pub path: std::path::PathBuf,
+    /// `[before, host, after]`: see [`ClockSync`].
+    pub clock: MappedBuffer<u64>,
 }
 
 impl TraceMemory {
@@ -34,7 +36,27 @@ impl TraceMemory {
             counts: rt.alloc::<u32>(ranks as usize)?,
             capacity,
             path,
+            clock: rt.alloc_mapped::<u64>(3)?,
         })
+    }
+
+    /// Answers device rank 0's clock reading with the host's (the progress
+    /// loop calls it while the kernel runs).
+    pub fn serve_clock(&self) {
+        if self.clock.load_acquire(0) != 0 && self.clock.load_acquire(1) == 0 {
+            self.clock.store_release(1, ClockSync::host_now());
+        }
+    }
+
+    /// The clock reading, once the kernel has ended (`None` if rank 0
+    /// never finished it).
+    pub fn clock_sync(&self) -> Option<ClockSync> {
+        let c = ClockSync {
+            before: self.clock.load_acquire(0),
+            host: self.clock.load_acquire(1),
+            after: self.clock.load_acquire(2),
+        };
+        (c.before != 0 && c.host != 0 && c.after != 0).then_some(c)
     }
 }
 

@@ -18,7 +18,7 @@ pub(crate) mod collect;
 pub mod summary;
 pub mod svg;
 
-pub(crate) use collect::{ClockSync, TraceMemory};
+pub(crate) use collect::TraceMemory;
 
 /// The host clock now: ns since the Unix epoch (`CLOCK_REALTIME`), the
 /// clock spans are placed on.
