@@ -182,6 +182,24 @@ pub enum Error {
         /// The slice's length.
         actual: usize,
     },
+    /// A range outside a buffer.
+    #[error("dcuda: {call}: elements {range:?} are outside a buffer of {len}")]
+    OutOfRange {
+        /// The call.
+        call: &'static str,
+        /// The range asked for.
+        range: std::ops::Range<usize>,
+        /// The buffer's length.
+        len: usize,
+    },
+    /// Arguments that cannot go together.
+    #[error("dcuda: {call}: {reason}")]
+    InvalidArgument {
+        /// The call.
+        call: &'static str,
+        /// Why.
+        reason: String,
+    },
     /// An allocation failed.
     #[error("dcuda: {call}: cannot allocate {bytes} bytes: {reason}")]
     Alloc {

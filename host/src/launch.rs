@@ -106,6 +106,7 @@ impl Module {
             shared_bytes: 0,
             cooperative: true,
             ranks: true,
+            stream: None,
         };
         let running = self.inner.launch(name, shape, &mut params, body)?;
         Ok(Launch::new(name, running))
@@ -123,8 +124,20 @@ impl Module {
         &self,
         kernel: &Kernel<A>,
         config: LaunchConfig,
-        mut args: A,
+        args: A,
     ) -> Result<Launch> {
+        let running = self.start_plain(kernel, config, args, None)?;
+        Ok(Launch::new(kernel.name(), running))
+    }
+
+    /// Checks a launch and starts it, on `stream` or a stream of its own.
+    pub(crate) unsafe fn start_plain<A: KernelArgs>(
+        &self,
+        kernel: &Kernel<A>,
+        config: LaunchConfig,
+        mut args: A,
+        stream: Option<u64>,
+    ) -> Result<Box<dyn Running>> {
         let name = kernel.name();
         self.check_kernel(name)?;
         config.validate(name)?;
@@ -157,12 +170,10 @@ impl Module {
             shared_bytes: config.shared_mem_bytes,
             cooperative: config.cooperative,
             ranks: false,
+            stream,
         };
         let mut params = args.param_ptrs();
-        let running = self
-            .inner
-            .launch(name, shape, params.as_mut_slice(), body)?;
-        Ok(Launch::new(name, running))
+        self.inner.launch(name, shape, params.as_mut_slice(), body)
     }
 }
 

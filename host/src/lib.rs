@@ -24,6 +24,7 @@ mod memory;
 mod module;
 mod run;
 mod runtime;
+mod stream;
 pub mod trace;
 pub mod transport;
 mod world;
@@ -37,6 +38,7 @@ pub use memory::{DeviceBuffer, MappedBuffer};
 pub use module::{Module, Ptx};
 pub use run::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
+pub use stream::Stream;
 pub use transport::{Job, Transport, TransportChoice};
 
 /// Embeds the PTX that `dcuda_builder::PtxBuilder` built for the kernel crate

@@ -41,6 +41,29 @@ pub(crate) trait Device: Send + Sync {
     fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)>;
     /// What another process's device may map of this one's (GPU only).
     fn peers(&self) -> Option<&dyn PeerAccess>;
+    /// A new stream: an ordered queue of launches and copies.
+    fn stream(&self) -> Result<Box<dyn StreamQueue>>;
+}
+
+/// An ordered queue of launches and copies (a CUDA stream). The GPU runs
+/// them asynchronously; the emulator runs each as it is queued, which is
+/// one of the orders a stream allows.
+pub(crate) trait StreamQueue: Send {
+    /// The CUDA stream that launches go to, where there is one.
+    fn raw(&self) -> Option<u64>;
+    /// Takes a launch started on [`raw`](Self::raw): the GPU reports its
+    /// failure at the next synchronisation, the emulator waits for it now.
+    fn launched(&self, kernel: &str, launch: Box<dyn Running>) -> Result<()>;
+    /// Queues a copy of `bytes` between two device addresses.
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()>;
+    /// Queues a copy from device address `addr` into `dst` and waits for
+    /// the queue.
+    fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()>;
+    /// Queues a copy of `src` to device address `addr` and waits for the
+    /// queue.
+    fn write(&self, addr: u64, src: &[u8]) -> Result<()>;
+    /// Waits until everything queued has finished.
+    fn synchronize(&self) -> Result<()>;
 }
 
 /// What one thread of a launch runs in the emulator (the GPU runs the PTX).
@@ -59,6 +82,8 @@ pub(crate) struct Shape {
     pub cooperative: bool,
     /// A rank kernel: in the emulator, one OS thread per block.
     pub ranks: bool,
+    /// The stream to launch on (GPU); `None`: a stream of the launch's own.
+    pub stream: Option<u64>,
 }
 
 /// A module loaded on its device.

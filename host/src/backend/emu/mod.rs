@@ -8,7 +8,7 @@
 //! co-resident later; a cooperative launch runs all blocks at once and is
 //! rejected if they do not fit, as on a GPU.
 
-use super::{Body, Device, LoadedModule, PeerAccess, Running, Shape};
+use super::{Body, Device, LoadedModule, PeerAccess, Running, Shape, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::module::Ptx;
@@ -164,6 +164,43 @@ impl Device for EmuDevice {
 
     fn peers(&self) -> Option<&dyn PeerAccess> {
         None
+    }
+
+    fn stream(&self) -> Result<Box<dyn StreamQueue>> {
+        Ok(Box::new(EmuStream(*self)))
+    }
+}
+
+/// A stream in the emulator: each launch and copy runs as it is queued,
+/// one of the orders a stream allows.
+struct EmuStream(EmuDevice);
+
+impl StreamQueue for EmuStream {
+    fn raw(&self) -> Option<u64> {
+        None
+    }
+
+    fn launched(&self, kernel: &str, mut launch: Box<dyn Running>) -> Result<()> {
+        launch.wait().map_err(|message| Error::KernelFault {
+            kernel: kernel.into(),
+            message,
+        })
+    }
+
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.0.copy(dst, src, bytes)
+    }
+
+    fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()> {
+        self.0.read(addr, dst)
+    }
+
+    fn write(&self, addr: u64, src: &[u8]) -> Result<()> {
+        self.0.write(addr, src)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
     }
 }
 

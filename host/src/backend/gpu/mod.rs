@@ -3,8 +3,9 @@
 
 mod ipc;
 mod module;
+mod stream;
 
-use super::{Device, LoadedModule, PeerAccess};
+use super::{Device, LoadedModule, PeerAccess, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::module::Ptx;
@@ -265,6 +266,10 @@ impl Device for GpuDevice {
 
     fn peers(&self) -> Option<&dyn PeerAccess> {
         Some(self)
+    }
+
+    fn stream(&self) -> Result<Box<dyn StreamQueue>> {
+        Ok(Box::new(stream::GpuStream::new(self.ctx.clone())?))
     }
 }
 

@@ -135,8 +135,13 @@ impl LoadedModule for GpuModule {
         let f = self.function(kernel)?;
         let dim = |d: dcuda_device::Dim3| (d.x, d.y, d.z);
         let (grid, block) = (dim(shape.grid), dim(shape.block));
-        let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
-            .map_err(|e| Error::cuda("cuStreamCreate", e))?;
+        // A stream the caller queues on, or one of the launch's own.
+        let borrowed = shape.stream.map(|s| s as sys::CUstream);
+        let stream = match borrowed {
+            Some(s) => s,
+            None => result::stream::create(result::stream::StreamKind::NonBlocking)
+                .map_err(|e| Error::cuda("cuStreamCreate", e))?,
+        };
         let launched = if shape.cooperative {
             result::launch_cooperative_kernel(f, grid, block, shape.shared_bytes, stream, params)
                 .map_err(|e| Error::cuda("cuLaunchCooperativeKernel", e))
@@ -145,13 +150,20 @@ impl LoadedModule for GpuModule {
                 .map_err(|e| Error::cuda("cuLaunchKernel", e))
         };
         if let Err(e) = launched {
-            let _ = result::stream::destroy(stream);
+            if borrowed.is_none() {
+                let _ = result::stream::destroy(stream);
+            }
             return Err(e);
         }
         Ok(Box::new(GpuLaunch {
             ctx: self.ctx.clone(),
             kernel: kernel.into(),
-            stream: Some(stream),
+            // A borrowed stream is its owner's to wait for and destroy.
+            stream: if borrowed.is_none() {
+                Some(stream)
+            } else {
+                None
+            },
         }))
     }
 }

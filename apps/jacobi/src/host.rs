@@ -1,0 +1,305 @@
+//! What the programs share on the host: options, the initial state, the
+//! CPU reference and the report. Not part of the PTX build.
+
+use crate::compute::split;
+use std::string::{String, ToString};
+use std::vec::Vec;
+use std::{format, println};
+
+/// The programs' options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Columns and rows of the grid, halos included (`--size N` sets both).
+    pub nx: u32,
+    /// See `nx`.
+    pub ny: u32,
+    /// Iterations (`--iters`).
+    pub iters: u32,
+    /// Threads per rank or block (`--threads`, a power of two ≤ 1024).
+    pub threads: u32,
+    /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
+    /// many as fit at once.
+    pub units: Option<u32>,
+    /// The baseline overlaps the halo exchange with the interior
+    /// (`--overlap`).
+    pub overlap: bool,
+    /// Print a CSV header and row instead of a sentence (`--csv`).
+    pub csv: bool,
+    /// Compare with the CPU reference (`--check`, `--no-check`); by
+    /// default for grids small enough to compute on the CPU in seconds.
+    pub check: bool,
+}
+
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --overlap, --csv, --check | --no-check";
+
+impl Options {
+    /// Parses the command line.
+    pub fn parse() -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1))
+    }
+
+    /// Parses `args` (without the program's name).
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+        let mut o = Options {
+            nx: 4096,
+            ny: 4096,
+            iters: 1000,
+            threads: 512,
+            units: None,
+            overlap: false,
+            csv: false,
+            check: false,
+        };
+        let mut check = None;
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut number = |name: &str| -> Result<u32, String> {
+                let v = args
+                    .next()
+                    .ok_or(format!("{name} needs a value; {USAGE}"))?;
+                v.parse()
+                    .map_err(|_| format!("{name}: `{v}` is not a number; {USAGE}"))
+            };
+            match arg.as_str() {
+                "--size" => {
+                    (o.nx, o.ny) = {
+                        let n = number("--size")?;
+                        (n, n)
+                    }
+                }
+                "--nx" => o.nx = number("--nx")?,
+                "--ny" => o.ny = number("--ny")?,
+                "--iters" => o.iters = number("--iters")?,
+                "--threads" => o.threads = number("--threads")?,
+                "--ranks" => o.units = Some(number("--ranks")?),
+                "--overlap" => o.overlap = true,
+                "--csv" => o.csv = true,
+                "--check" => check = Some(true),
+                "--no-check" => check = Some(false),
+                other => return Err(format!("unknown option `{other}`; {USAGE}")),
+            }
+        }
+        if o.nx < 3 || o.ny < 3 {
+            return Err(format!(
+                "the grid needs at least 3 × 3 points, got {} × {}",
+                o.nx, o.ny
+            ));
+        }
+        if !o.threads.is_power_of_two() || !(32..=1024).contains(&o.threads) {
+            return Err(format!(
+                "--threads must be a power of two from 32 to 1024, got {}",
+                o.threads
+            ));
+        }
+        if o.units == Some(0) {
+            return Err("--ranks must be at least 1".into());
+        }
+        let work = o.nx as u64 * o.ny as u64 * o.iters as u64;
+        o.check = check.unwrap_or(work <= 1 << 30);
+        Ok(o)
+    }
+
+    /// Interior rows of the grid.
+    pub fn rows(&self) -> u32 {
+        self.ny - 2
+    }
+}
+
+/// The rows one process owns: `start..end` of the grid's interior rows.
+#[derive(Clone, Copy, Debug)]
+pub struct Band {
+    /// Columns.
+    pub nx: u32,
+    /// Rows of the grid, halos included.
+    pub ny: u32,
+    /// First interior row of the process.
+    pub start: u32,
+    /// One past its last.
+    pub end: u32,
+}
+
+impl Band {
+    /// The band of the process whose world ranks are `first..first+count`
+    /// of `total`, with rows split over ranks as the kernels split them.
+    pub fn of_ranks(o: &Options, first: u32, count: u32, total: u32) -> Band {
+        let start = split(o.rows(), total, first).0;
+        let end = split(o.rows(), total, first + count - 1).1;
+        Band {
+            nx: o.nx,
+            ny: o.ny,
+            start,
+            end,
+        }
+    }
+
+    /// Rows owned.
+    pub fn rows(&self) -> u32 {
+        self.end - self.start
+    }
+
+    /// Elements of the process's arrays: its rows and two halo rows.
+    pub fn len(&self) -> usize {
+        (self.rows() as usize + 2) * self.nx as usize
+    }
+
+    /// Whether the band owns no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows() == 0
+    }
+
+    /// The initial state of the band: zero, with the fixed boundaries.
+    pub fn initial(&self) -> Vec<f32> {
+        let nx = self.nx as usize;
+        let mut a = std::vec![0.0f32; self.len()];
+        for r in 0..self.rows() as usize + 2 {
+            // Array row r is grid row start + r (row 0 of the grid is a halo).
+            let y0 = boundary(self.start + r as u32, self.ny);
+            a[r * nx] = y0;
+            a[r * nx + nx - 1] = y0;
+        }
+        a
+    }
+}
+
+/// The fixed value of the left and right boundary in grid row `row`.
+pub fn boundary(row: u32, ny: u32) -> f32 {
+    (2.0 * std::f64::consts::PI * row as f64 / (ny - 1) as f64).sin() as f32
+}
+
+/// The CPU reference: the whole grid after `iters` iterations, and each
+/// iteration's squared norm (summed in f64).
+pub fn reference(nx: u32, ny: u32, iters: u32) -> (Vec<f32>, Vec<f64>) {
+    let whole = Band {
+        nx,
+        ny,
+        start: 0,
+        end: ny - 2,
+    };
+    let (nx, ny) = (nx as usize, ny as usize);
+    let mut a = whole.initial();
+    let mut b = a.clone();
+    let mut norms = Vec::with_capacity(iters as usize);
+    for _ in 0..iters {
+        let mut norm = 0.0f64;
+        for iy in 1..ny - 1 {
+            for ix in 1..nx - 1 {
+                let i = iy * nx + ix;
+                let v = 0.25f32 * (a[i + 1] + a[i - 1] + a[i + nx] + a[i - nx]);
+                b[i] = v;
+                norm += ((v - a[i]) as f64).powi(2);
+            }
+        }
+        // Periodic in y: the halos are the last and first interior rows.
+        b.copy_within((ny - 2) * nx..(ny - 1) * nx, 0);
+        b.copy_within(nx..2 * nx, (ny - 1) * nx);
+        norms.push(norm);
+        std::mem::swap(&mut a, &mut b);
+    }
+    (a, norms)
+}
+
+/// Compares a band's rows (`got`, halos included) and the norms with the
+/// reference: the rows bitwise (the same operations in the same order),
+/// the norms to a relative 1e-3 (sums in another order, in f32).
+pub fn check(band: &Band, got: &[f32], norms: Option<&[f32]>, iters: u32) -> Result<(), String> {
+    let (want, want_norms) = reference(band.nx, band.ny, iters);
+    let nx = band.nx as usize;
+    for r in 1..=band.rows() as usize {
+        let row = band.start as usize + r;
+        let (g, w) = (&got[r * nx..(r + 1) * nx], &want[row * nx..(row + 1) * nx]);
+        if let Some(ix) = (0..nx).find(|&i| g[i].to_bits() != w[i].to_bits()) {
+            return Err(format!(
+                "grid row {row}, column {ix}: {} but the CPU reference has {}",
+                g[ix], w[ix]
+            ));
+        }
+    }
+    for (k, (&g, &w)) in norms.unwrap_or(&[]).iter().zip(&want_norms).enumerate() {
+        if (g as f64 - w).abs() > 1e-3 * w.abs().max(1e-30) {
+            return Err(format!(
+                "iteration {k}: squared norm {g} but the CPU reference has {w}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One measured run, as printed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The program and its variant.
+    pub program: String,
+    /// Where it ran (`gpu` or `emulator`).
+    pub backend: String,
+    /// Processes (GPUs).
+    pub processes: u32,
+    /// Ranks or blocks per process.
+    pub units: u32,
+    /// What the units are: "ranks" or "blocks".
+    pub unit: &'static str,
+    /// The options it ran with.
+    pub options: Options,
+    /// Seconds of the iterations, from the device clock.
+    pub seconds: f64,
+    /// The last iteration's L2 norm.
+    pub norm: f64,
+    /// "correct", "not checked", or why not.
+    pub checked: String,
+}
+
+impl Outcome {
+    /// Prints the outcome: a sentence, or a CSV header and row.
+    pub fn print(&self) -> Result<(), String> {
+        let o = &self.options;
+        if o.csv {
+            let mut w = csv::Writer::from_writer(std::io::stdout());
+            let row = [
+                self.program.clone(),
+                self.backend.clone(),
+                self.processes.to_string(),
+                self.units.to_string(),
+                o.threads.to_string(),
+                o.nx.to_string(),
+                o.ny.to_string(),
+                o.iters.to_string(),
+                format!("{:.6}", self.seconds),
+                format!("{:e}", self.norm),
+                self.checked.clone(),
+            ];
+            w.write_record([
+                "program",
+                "backend",
+                "processes",
+                "units",
+                "threads",
+                "nx",
+                "ny",
+                "iters",
+                "seconds",
+                "norm",
+                "check",
+            ])
+            .and_then(|_| w.write_record(&row))
+            .and_then(|_| w.flush().map_err(Into::into))
+            .map_err(|e| e.to_string())
+        } else {
+            println!(
+                "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}",
+                self.program,
+                o.nx,
+                o.ny,
+                o.iters,
+                self.processes,
+                self.units,
+                self.unit,
+                o.threads,
+                self.backend,
+                self.seconds,
+                1e3 * self.seconds / o.iters.max(1) as f64,
+                self.norm,
+                self.checked
+            );
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Streams on a GPU: launches and copies queued in order, run
+//! asynchronously; failures surface at the next synchronisation.
+
+use super::{check, GpuContext};
+use crate::backend::{Running, StreamQueue};
+use crate::error::{Error, Result};
+use cudarc::driver::{result, sys};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// A non-blocking CUDA stream of the device's context.
+pub(crate) struct GpuStream {
+    ctx: Arc<GpuContext>,
+    stream: sys::CUstream,
+}
+
+// SAFETY: a stream may be used from any thread with its context bound,
+// which every method does first.
+unsafe impl Send for GpuStream {}
+
+impl GpuStream {
+    pub(crate) fn new(ctx: Arc<GpuContext>) -> Result<GpuStream> {
+        ctx.bind()?;
+        let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| Error::cuda("cuStreamCreate", e))?;
+        Ok(GpuStream { ctx, stream })
+    }
+}
+
+impl StreamQueue for GpuStream {
+    fn raw(&self) -> Option<u64> {
+        Some(self.stream as u64)
+    }
+
+    fn launched(&self, _kernel: &str, _launch: Box<dyn Running>) -> Result<()> {
+        // A launch on a borrowed stream has nothing to wait for itself: its
+        // failure is the stream's next synchronisation's.
+        Ok(())
+    }
+
+    fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the caller passes two device ranges of `bytes` that live
+        // until the stream is synchronised.
+        check("cuMemcpyDtoDAsync", unsafe {
+            sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream)
+        })
+    }
+
+    fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: a device range of `dst.len()` bytes; `dst` lives until the
+        // synchronisation below.
+        check("cuMemcpyDtoHAsync", unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr() as *mut c_void,
+                addr,
+                dst.len(),
+                self.stream,
+            )
+        })?;
+        self.synchronize()
+    }
+
+    fn write(&self, addr: u64, src: &[u8]) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: as in read.
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(addr, src.as_ptr() as *const c_void, src.len(), self.stream)
+        })?;
+        self.synchronize()
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the stream is ours until dropped.
+        let r = check("cuStreamSynchronize", unsafe {
+            sys::cuStreamSynchronize(self.stream)
+        });
+        if let Err(e) = &r {
+            self.ctx.mark_lost("a kernel on a stream", &e.to_string());
+        }
+        r
+    }
+}
+
+impl Drop for GpuStream {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: ours; queued work finishes before CUDA frees it.
+            unsafe {
+                let _ = sys::cuStreamSynchronize(self.stream);
+                let _ = result::stream::destroy(self.stream);
+            }
+        }
+    }
+}
