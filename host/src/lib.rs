@@ -35,7 +35,7 @@ pub use dcuda_device::{DeviceCopy, DeviceSlice, Dim3};
 pub use error::{Error, Result};
 pub use launch::{Launch, LaunchConfig};
 pub use memory::{DeviceBuffer, MappedBuffer};
-pub use module::{Module, Ptx};
+pub use module::{LoadOptions, Module, Ptx};
 pub use run::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
 pub use stream::Stream;

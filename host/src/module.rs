@@ -92,12 +92,51 @@ pub struct Module {
     pub(crate) inner: Box<dyn LoadedModule>,
 }
 
+/// How a module is compiled for the GPU when it is loaded. The emulator
+/// has no registers and ignores them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The most registers a thread of any kernel of the module may use
+    /// (`CU_JIT_MAX_REGISTERS`); `None`: as many as the compiler likes.
+    ///
+    /// A rank kernel's registers are those of its busiest path, the
+    /// runtime's collectives included, so it may use far more than its
+    /// compute needs and fit few ranks of many threads at once. A cap
+    /// lets more ranks fit; what does not fit in it spills to local
+    /// memory, mostly on the runtime's slow paths.
+    pub max_registers: Option<u32>,
+}
+
+impl LoadOptions {
+    /// Caps the registers per thread (16 to 255).
+    pub fn max_registers(mut self, n: u32) -> Self {
+        self.max_registers = Some(n);
+        self
+    }
+
+    fn validate(&self) -> Result<()> {
+        match self.max_registers {
+            Some(n) if !(16..=255).contains(&n) => Err(Error::InvalidArgument {
+                call: "Runtime::load_with",
+                reason: format!("max_registers must be from 16 to 255, got {n}"),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Runtime {
     /// Loads `ptx`: on a GPU, the newest variant the device runs; on the
     /// emulator the kernels run from the host build, and the PTX only tells
     /// which kernels the module has.
     pub fn load(&self, ptx: &Ptx) -> Result<Module> {
-        let (arch, inner) = self.device.load(ptx)?;
+        self.load_with(ptx, &LoadOptions::default())
+    }
+
+    /// [`load`](Self::load) with options for the GPU's JIT compiler.
+    pub fn load_with(&self, ptx: &Ptx, options: &LoadOptions) -> Result<Module> {
+        options.validate()?;
+        let (arch, inner) = self.device.load(ptx, options)?;
         let text = ptx.text(arch).unwrap_or_default();
         Ok(Module {
             rt: self.clone(),

@@ -25,12 +25,17 @@ pub struct Options {
     pub overlap: bool,
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
+    /// The most registers a thread may use (`--max-registers`, default
+    /// 64): the rank kernel's busiest path (the runtime's collectives) needs
+    /// far more than its sweep, and uncapped it fits one rank of 256
+    /// threads per SM; at 64, two of 512.
+    pub max_registers: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
 
 impl Options {
     /// Parses the command line.
@@ -46,6 +51,7 @@ impl Options {
             iters: 1000,
             threads: 512,
             units: None,
+            max_registers: 64,
             overlap: false,
             csv: false,
             check: false,
@@ -72,6 +78,7 @@ impl Options {
                 "--iters" => o.iters = number("--iters")?,
                 "--threads" => o.threads = number("--threads")?,
                 "--ranks" => o.units = Some(number("--ranks")?),
+                "--max-registers" => o.max_registers = number("--max-registers")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -91,12 +98,23 @@ impl Options {
                 o.threads
             ));
         }
+        if !(16..=255).contains(&o.max_registers) {
+            return Err(format!(
+                "--max-registers must be from 16 to 255, got {}",
+                o.max_registers
+            ));
+        }
         if o.units == Some(0) {
             return Err("--ranks must be at least 1".into());
         }
         let work = o.nx as u64 * o.ny as u64 * o.iters as u64;
         o.check = check.unwrap_or(work <= 1 << 30);
         Ok(o)
+    }
+
+    /// How the programs load their module.
+    pub fn load_options(&self) -> dcuda::LoadOptions {
+        dcuda::LoadOptions::default().max_registers(self.max_registers)
     }
 
     /// Interior rows of the grid.
@@ -301,5 +319,58 @@ impl Outcome {
             );
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec;
+
+    fn options(args: &[&str]) -> Result<Options, String> {
+        Options::from_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn check_finds_a_changed_point_and_a_wrong_norm() {
+        let o = options(&["--nx", "9", "--ny", "12", "--iters", "3"]).unwrap();
+        let band = Band::of_ranks(&o, 1, 1, 2);
+        assert_eq!((band.start, band.end), (5, 10));
+        let (grid, norms) = reference(9, 12, 3);
+        let nx = 9;
+        let mut mine = grid[band.start as usize * nx..(band.end as usize + 2) * nx].to_vec();
+        let norms: Vec<f32> = norms.iter().map(|&n| n as f32).collect();
+        assert_eq!(check(&band, &mine, Some(&norms), 3), Ok(()));
+        mine[3 * nx + 4] += 1e-7;
+        let err = check(&band, &mine, None, 3).unwrap_err();
+        assert!(err.starts_with("grid row 8, column 4:"), "{err}");
+        mine[3 * nx + 4] -= 1e-7;
+        let mut wrong = norms.clone();
+        wrong[2] *= 1.01;
+        let err = check(&band, &mine, Some(&wrong), 3).unwrap_err();
+        assert!(err.starts_with("iteration 2: squared norm"), "{err}");
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        assert!(options(&["--size", "x"])
+            .unwrap_err()
+            .contains("`x` is not a number"));
+        assert!(options(&["--threads", "96"])
+            .unwrap_err()
+            .contains("power of two"));
+        assert!(options(&["--size", "2"])
+            .unwrap_err()
+            .contains("at least 3 × 3"));
+        assert!(options(&["--bogus"])
+            .unwrap_err()
+            .contains("unknown option `--bogus`"));
+        let small = options(&["--size", "64", "--iters", "10"]).unwrap();
+        assert!(small.check, "small grids are checked by default");
+        assert!(
+            !options(&[]).unwrap().check,
+            "4096² x 1000 is not checked by default"
+        );
+        assert_eq!(vec![small.rows()], vec![62]);
     }
 }

@@ -8,7 +8,7 @@ pub(crate) mod emu;
 pub(crate) mod gpu;
 
 use crate::error::Result;
-use crate::module::Ptx;
+use crate::module::{LoadOptions, Ptx};
 use crate::runtime::DeviceInfo;
 use std::ffi::c_void;
 use std::fmt;
@@ -38,7 +38,7 @@ pub(crate) trait Device: Send + Sync {
     /// Waits until all work submitted to the device has finished.
     fn synchronize(&self) -> Result<()>;
     /// Loads a module: its PTX architecture and the loaded module.
-    fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)>;
+    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)>;
     /// What another process's device may map of this one's (GPU only).
     fn peers(&self) -> Option<&dyn PeerAccess>;
     /// A new stream: an ordered queue of launches and copies.

@@ -194,7 +194,7 @@ impl Solver<'_> {
 fn run() -> Res<()> {
     let o = Options::parse()?;
     let rt = Runtime::new()?;
-    let module = rt.load(&dcuda::include_ptx!("jacobi_kernels"))?;
+    let module = rt.load_with(&dcuda::include_ptx!("jacobi_kernels"), &o.load_options())?;
     let job = rt
         .job()
         .map(|j| Job {

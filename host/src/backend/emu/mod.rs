@@ -11,7 +11,7 @@
 use super::{Body, Device, LoadedModule, PeerAccess, Running, Shape, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::module::Ptx;
+use crate::module::{LoadOptions, Ptx};
 use crate::runtime::DeviceInfo;
 use dcuda_device::arch::emu::{self as ctx, Aborted, BlockContext, LaunchContext, ThreadContext};
 use dcuda_device::Dim3;
@@ -157,7 +157,7 @@ impl Device for EmuDevice {
 
     /// The kernels run from the host build; the PTX only tells which
     /// kernels the module has.
-    fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)> {
+    fn load(&self, ptx: &Ptx, _options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)> {
         let (arch, _) = ptx.select(None)?;
         Ok((arch, Box::new(*self)))
     }

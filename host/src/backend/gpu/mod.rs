@@ -8,7 +8,7 @@ mod stream;
 use super::{Device, LoadedModule, PeerAccess, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::module::Ptx;
+use crate::module::{LoadOptions, Ptx};
 use crate::runtime::DeviceInfo;
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
@@ -258,9 +258,9 @@ impl Device for GpuDevice {
         result::ctx::synchronize().map_err(|e| Error::cuda("cuCtxSynchronize", e))
     }
 
-    fn load(&self, ptx: &Ptx) -> Result<(u32, Box<dyn LoadedModule>)> {
+    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)> {
         let (arch, text) = ptx.select(Some(self.compute_capability))?;
-        let module = module::GpuModule::load(self.ctx.clone(), ptx.name(), arch, text)?;
+        let module = module::GpuModule::load(self.ctx.clone(), (ptx.name(), arch, text), options)?;
         Ok((arch, Box::new(module)))
     }
 

@@ -4,6 +4,7 @@
 use super::{check, GpuContext};
 use crate::backend::{Body, LoadedModule, Running, Shape};
 use crate::error::{Error, Result};
+use crate::module::LoadOptions;
 use cudarc::driver::{result, sys};
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
@@ -21,7 +22,11 @@ unsafe impl Sync for GpuModule {}
 
 impl GpuModule {
     /// Loads PTX; on failure returns the JIT compiler's log.
-    pub fn load(ctx: Arc<GpuContext>, name: &str, arch: u32, ptx: &str) -> Result<GpuModule> {
+    pub fn load(
+        ctx: Arc<GpuContext>,
+        (name, arch, ptx): (&str, u32, &str),
+        load: &LoadOptions,
+    ) -> Result<GpuModule> {
         ctx.bind()?;
         let image = CString::new(ptx).map_err(|_| Error::PtxLoad {
             module: name.into(),
@@ -30,11 +35,15 @@ impl GpuModule {
             log: "the PTX text contains a NUL byte".into(),
         })?;
         let mut log = vec![0u8; 16 * 1024];
-        let mut options = [
+        let mut options = vec![
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         ];
-        let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+        let mut values = vec![log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+        if let Some(n) = load.max_registers {
+            options.push(sys::CUjit_option::CU_JIT_MAX_REGISTERS);
+            values.push(n as usize as *mut c_void);
+        }
         let mut module = MaybeUninit::uninit();
         // SAFETY: the option arrays and log buffer outlive the call.
         let r = unsafe {
