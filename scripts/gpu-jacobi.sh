@@ -46,10 +46,13 @@ for size in $SIZES; do
     [ -x /tmp/jacobi_single ] && measure "jacobi_single $size" /tmp/jacobi_single --size "$size"
   done
 done
-# Tracing's cost: traced and untraced runs alternated.
+# Tracing's cost: traced and untraced runs alternated (five spans an
+# iteration: the buffers hold all 1000 iterations').
 for rep in $(seq "$REPS"); do
-  measure "jacobi 4096 traced" env DCUDA_TRACE="$out/trace/jacobi.json" examples/jacobi --size 4096 --no-check
+  measure "jacobi 4096 traced" env DCUDA_TRACE=/tmp/jacobi-trace.json DCUDA_TRACE_SPANS=8192 examples/jacobi --size 4096 --no-check
   sed -i '$ s/^jacobi,/jacobi (traced),/' "$csv"
   measure "jacobi 4096" examples/jacobi --size 4096 --no-check
 done
+# A timeline to look at: 20 iterations, every span kept.
+run "traced jacobi, 20 iterations" env DCUDA_TRACE="$out/trace/jacobi.json" examples/jacobi --size 4096 --iters 20 --no-check
 summary

@@ -15,7 +15,8 @@ pub struct Options {
     pub ny: u32,
     /// Iterations (`--iters`).
     pub iters: u32,
-    /// Threads per rank or block (`--threads`, a power of two ≤ 1024).
+    /// Threads per rank or block (`--threads`, a power of two ≤ 1024;
+    /// default: each program's fastest on an H100, see [`Defaults`]).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once.
@@ -25,10 +26,11 @@ pub struct Options {
     pub overlap: bool,
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
-    /// The most registers a thread may use (`--max-registers`, default
-    /// 64): the rank kernel's busiest path (the runtime's collectives) needs
-    /// far more than its sweep, and uncapped it fits one rank of 256
-    /// threads per SM; at 64, two of 512.
+    /// The most registers a thread may use (`--max-registers`; default
+    /// 128). Uncapped, the rank kernel's busiest path (the runtime's
+    /// collectives) takes 161 registers, and one rank of 256 threads fits
+    /// on an SM; at 128, two. Lower caps fit more ranks but spill: at 64,
+    /// 512 threads a rank ran 25% slower on an H100.
     pub max_registers: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
@@ -37,21 +39,40 @@ pub struct Options {
 
 const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
 
+/// What a program runs with unless told otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Threads per rank or block.
+    pub threads: u32,
+}
+
+impl Defaults {
+    /// The dcuda program's: ranks of 256 threads (two an SM at 128
+    /// registers; as fast as 512 and twice the ranks).
+    pub const RANKS: Defaults = Defaults { threads: 256 };
+    /// The baselines': blocks of 512 threads (their fastest on an H100,
+    /// against 128, 256 and 1024).
+    pub const BLOCKS: Defaults = Defaults { threads: 512 };
+}
+
 impl Options {
     /// Parses the command line.
-    pub fn parse() -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1))
+    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), defaults)
     }
 
     /// Parses `args` (without the program's name).
-    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    pub fn from_args(
+        args: impl IntoIterator<Item = String>,
+        defaults: Defaults,
+    ) -> Result<Options, String> {
         let mut o = Options {
             nx: 4096,
             ny: 4096,
             iters: 1000,
-            threads: 512,
+            threads: defaults.threads,
             units: None,
-            max_registers: 64,
+            max_registers: 128,
             overlap: false,
             csv: false,
             check: false,
@@ -328,7 +349,7 @@ mod tests {
     use std::vec;
 
     fn options(args: &[&str]) -> Result<Options, String> {
-        Options::from_args(args.iter().map(|a| a.to_string()))
+        Options::from_args(args.iter().map(|a| a.to_string()), Defaults::RANKS)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `jacobi_kernels::host::Options`.
 
 use dcuda::{RunConfig, Runtime};
-use jacobi_kernels::host::{check, Band, Options, Outcome};
+use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{JacobiArgs, JACOBI};
 
 fn main() {
@@ -16,7 +16,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("jacobi_kernels"), &o.load_options())?;
     let fit = module.max_ranks(&JACOBI, o.threads)?;

@@ -11,7 +11,7 @@
 //! CUDA-aware): device to host, `MPI_Sendrecv`, host to device.
 
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
-use jacobi_kernels::host::{check, Band, Options, Outcome};
+use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{Step, CLOCK_STAMP, JACOBI_STEP};
 use std::ffi::c_void;
 
@@ -192,7 +192,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::BLOCKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("jacobi_kernels"), &o.load_options())?;
     let job = rt
