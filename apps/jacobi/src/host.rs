@@ -26,8 +26,8 @@ pub struct Options {
     pub overlap: bool,
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
-    /// The most registers a thread may use (`--max-registers`; default
-    /// 128). Uncapped, the rank kernel's busiest path (the runtime's
+    /// The most registers a thread of the dcuda program may use
+    /// (`--max-registers`; default 128; the baselines load uncapped). Uncapped, the rank kernel's busiest path (the runtime's
     /// collectives) takes 161 registers, and one rank of 256 threads fits
     /// on an SM; at 128, two. Lower caps fit more ranks but spill: at 64,
     /// 512 threads a rank ran 25% slower on an H100.
@@ -133,7 +133,7 @@ impl Options {
         Ok(o)
     }
 
-    /// How the programs load their module.
+    /// How the dcuda program loads its module.
     pub fn load_options(&self) -> dcuda::LoadOptions {
         dcuda::LoadOptions::default().max_registers(self.max_registers)
     }
