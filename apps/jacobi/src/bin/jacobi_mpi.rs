@@ -160,6 +160,7 @@ impl Solver<'_> {
         Ok(())
     }
 
+    // ANCHOR: iterate
     /// One iteration; the sum of squared changes of this process.
     fn iterate(
         &mut self,
@@ -189,6 +190,7 @@ impl Solver<'_> {
         self.main.read(&self.partials, 0, &mut partials)?;
         Ok(partials.iter().map(|&p| p as f64).sum())
     }
+    // ANCHOR_END: iterate
 }
 
 fn run() -> Res<()> {
