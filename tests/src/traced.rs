@@ -174,6 +174,11 @@ fn check_files(trace: &Trace, path: &Path) -> Result<(), String> {
     if !svg.starts_with("<svg") || !svg.contains("halo") {
         return Err("the SVG timeline lacks its legend".into());
     }
+    let plot =
+        std::fs::read_to_string(path.with_extension("breakdown.svg")).map_err(|e| e.to_string())?;
+    if !plot.contains("all ranks, halo") || !plot.contains(">wait</text>") {
+        return Err("the breakdown plot lacks the phase's bar or its legend".into());
+    }
     let summary = std::fs::read_to_string(path.with_extension("txt")).map_err(|e| e.to_string())?;
     if !summary.contains("(total)") || !summary.contains("halo") {
         return Err(format!("summary without totals: {summary}"));

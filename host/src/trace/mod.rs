@@ -13,6 +13,7 @@
 //! processes of one node share that clock; across nodes the hosts' clocks
 //! must be synchronised (NTP, PTP).
 
+pub mod breakdown;
 pub mod chrome;
 pub(crate) mod collect;
 pub mod summary;
@@ -130,16 +131,19 @@ impl Trace {
     }
 
     /// Writes the Chrome trace JSON to `path`, the SVG timeline beside it
-    /// (`.svg`) and the summary (`.txt`).
+    /// (`.svg`), the summary (`.txt`) and the breakdown plot
+    /// (`.breakdown.svg`).
     pub fn write(&self, path: &std::path::Path) -> std::io::Result<()> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
         std::fs::write(path, chrome::json(self))?;
         std::fs::write(path.with_extension("svg"), svg::timeline(self, 64))?;
+        let summary = summary::summarise(self);
+        std::fs::write(path.with_extension("txt"), summary.to_string())?;
         std::fs::write(
-            path.with_extension("txt"),
-            summary::summarise(self).to_string(),
+            path.with_extension("breakdown.svg"),
+            breakdown::breakdown(&summary, 32),
         )
     }
 }

@@ -37,6 +37,13 @@ impl Split {
         }
     }
 
+    /// The sum of two splits.
+    pub fn plus(&self, o: &Split) -> Split {
+        let mut s = *self;
+        s.add(o);
+        s
+    }
+
     fn add(&mut self, o: &Split) {
         self.compute_ns += o.compute_ns;
         self.communicate_ns += o.communicate_ns;
