@@ -73,7 +73,7 @@ pub fn breakdown(s: &Summary, max_rows: usize) -> String {
         }
         let _ = write!(
             svg,
-            "<text x=\"{}\" y=\"{}\">{:.3} ms, overlap {:.3}</text>",
+            "<text x=\"{}\" y=\"{}\">{:.3} ms of rank time, overlap {:.3}</text>",
             LEFT + WIDTH + 6.0,
             y + 12.0,
             split.total_ns() as f64 / 1e6,
@@ -139,6 +139,9 @@ mod tests {
             svg.contains("width=\"200.00\" height=\"15\" fill=\"#4e79a7\""),
             "{svg}"
         );
-        assert!(svg.contains("0.002 ms, overlap 0.500"), "{svg}");
+        assert!(
+            svg.contains("0.002 ms of rank time, overlap 0.500"),
+            "{svg}"
+        );
     }
 }
