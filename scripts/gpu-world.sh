@@ -35,6 +35,14 @@ for route in direct network; do
   run "world_checks abort ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer ${mpirun_[*]} examples/world_checks abort"
   run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
   run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
+  # Jacobi across the GPUs, checked against the CPU reference; then timed
+  # (4096² and 16384², 1000 iterations) with both host-driven baselines.
+  for v in jacobi jacobi_mpi "jacobi_mpi --overlap"; do
+    run "$v check ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --size 1026 --iters 100 --check
+    for size in 4096 16384; do
+      run "$v $size ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --size $size --no-check
+    done
+  done
   run "stress, 10^6 messages ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
   run "world_checks wait-on-failed ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=0 ${mpirun_[*]} examples/world_checks wait-on-failed"
   run "world_checks stop-peer ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=5 ${mpirun_[*]} examples/world_checks stop-peer"
@@ -45,7 +53,7 @@ run "two processes one GPU refused" bash -c "out=\$(env CUDA_VISIBLE_DEVICES=0 $
 # Two processes sharing GPU 0 on purpose (DCUDA_DEVICE): record what happens;
 # it must end (pass or a clear error), never hang.
 run "two processes share GPU 0 (observed)" bash -c "timeout 120 env CUDA_VISIBLE_DEVICES=0 DCUDA_DEVICE=0 DCUDA_WATCHDOG_SECS=10 ${mpirun_[*]} examples/world_checks; rc=\$?; echo exit=\$rc; [ \$rc != 124 ]"
-grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process" "$log" | head -30
+grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process\|^jacobi" "$log" | head -60
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   run "bench_world (direct)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
