@@ -189,8 +189,17 @@ impl<T: DeviceCopy> MappedBuffer<T> {
         self.len == 0
     }
 
-    pub(crate) fn host_ptr(&self) -> *mut T {
+    /// The host address. Dereference it only while no device work reads
+    /// or writes the elements (no kernel that uses the buffer is running
+    /// and the streams that copy to or from it are synchronised): then it
+    /// is ordinary pinned memory, which MPI and the copy engines use at
+    /// full speed.
+    pub fn host_ptr(&self) -> *mut T {
         self.host
+    }
+
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.rt
     }
 
     /// The device address, to pass to a kernel.

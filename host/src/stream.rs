@@ -9,7 +9,7 @@
 use crate::backend::StreamQueue;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
-use crate::memory::DeviceBuffer;
+use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::module::Module;
 use crate::runtime::Runtime;
 use dcuda_device::kernel::{Kernel, KernelArgs};
@@ -111,6 +111,57 @@ impl Stream {
         let bytes = from.len() * size_of::<T>();
         self.queue
             .copy(byte_addr(dst, to), byte_addr(src, from.start), bytes)
+    }
+
+    /// Queues a copy of `src[from]` into pinned host memory, `dst` from
+    /// element `to` on: the staging of a host-driven halo exchange (the copy
+    /// engine moves it at full speed; [`host_ptr`](MappedBuffer::host_ptr)
+    /// reads it once the stream is synchronised). Returns at once.
+    ///
+    /// # Safety
+    /// As [`copy`](Self::copy); and the host does not touch the range of
+    /// `dst` until the stream is synchronised.
+    pub unsafe fn copy_to_mapped<T: DeviceCopy>(
+        &self,
+        dst: &MappedBuffer<T>,
+        to: usize,
+        src: &DeviceBuffer<T>,
+        from: Range<usize>,
+    ) -> Result<()> {
+        self.check_device(dst.runtime(), "Stream::copy_to_mapped")?;
+        self.check_device(src.runtime(), "Stream::copy_to_mapped")?;
+        check_range("Stream::copy_to_mapped (source)", &from, src.len())?;
+        let to_range = to..to.saturating_add(from.len());
+        check_range("Stream::copy_to_mapped (destination)", &to_range, dst.len())?;
+        let bytes = from.len() * size_of::<T>();
+        let dst_addr = dst.device_ptr() as u64 + (to * size_of::<T>()) as u64;
+        self.queue.copy(dst_addr, byte_addr(src, from.start), bytes)
+    }
+
+    /// Queues a copy of pinned host memory `src[from]` into `dst` from
+    /// element `to` on. Returns at once.
+    ///
+    /// # Safety
+    /// As [`copy_to_mapped`](Self::copy_to_mapped).
+    pub unsafe fn copy_from_mapped<T: DeviceCopy>(
+        &self,
+        dst: &DeviceBuffer<T>,
+        to: usize,
+        src: &MappedBuffer<T>,
+        from: Range<usize>,
+    ) -> Result<()> {
+        self.check_device(dst.runtime(), "Stream::copy_from_mapped")?;
+        self.check_device(src.runtime(), "Stream::copy_from_mapped")?;
+        check_range("Stream::copy_from_mapped (source)", &from, src.len())?;
+        let to_range = to..to.saturating_add(from.len());
+        check_range(
+            "Stream::copy_from_mapped (destination)",
+            &to_range,
+            dst.len(),
+        )?;
+        let bytes = from.len() * size_of::<T>();
+        let src_addr = src.device_ptr() as u64 + (from.start * size_of::<T>()) as u64;
+        self.queue.copy(byte_addr(dst, to), src_addr, bytes)
     }
 
     /// Copies `src` from element `from` on into `out`, after the stream's

@@ -50,6 +50,17 @@ fn launches_and_copies_run_in_queue_order() {
     s.read(&y, 9, &mut part).unwrap();
     assert_eq!(part, [46.0, -1.0, -2.0, 61.0]);
     s.synchronize().unwrap();
+    // Through pinned host memory and back, at offsets.
+    let pinned = rt.alloc_mapped::<f32>(4).unwrap();
+    // SAFETY: the host reads the pinned buffer only after synchronising.
+    unsafe { s.copy_to_mapped(&pinned, 1, &y, 9..12).unwrap() };
+    s.synchronize().unwrap();
+    assert_eq!(pinned.to_vec(), [0.0, 46.0, -1.0, -2.0]);
+    pinned.write(0, 7.0);
+    // SAFETY: as above; `z` outlives the copy.
+    unsafe { s.copy_from_mapped(&z, 5, &pinned, 0..2).unwrap() };
+    s.read(&z, 4, &mut part).unwrap();
+    assert_eq!(part, [9.0, 7.0, 46.0, 15.0]);
 }
 
 #[test]

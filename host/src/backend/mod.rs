@@ -54,7 +54,8 @@ pub(crate) trait StreamQueue: Send {
     /// Takes a launch started on [`raw`](Self::raw): the GPU reports its
     /// failure at the next synchronisation, the emulator waits for it now.
     fn launched(&self, kernel: &str, launch: Box<dyn Running>) -> Result<()>;
-    /// Queues a copy of `bytes` between two device addresses.
+    /// Queues a copy of `bytes` between two device addresses (of device
+    /// memory or of mapped host memory).
     fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()>;
     /// Queues a copy from device address `addr` into `dst` and waits for
     /// the queue.

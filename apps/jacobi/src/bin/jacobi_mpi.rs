@@ -10,7 +10,7 @@
 //! the halos go through the host (the installed OpenMPI is not
 //! CUDA-aware): device to host, `MPI_Sendrecv`, host to device.
 
-use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
+use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
 use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{Step, CLOCK_STAMP, JACOBI_STEP};
 use std::ffi::c_void;
@@ -102,7 +102,9 @@ struct Solver<'a> {
     main: Stream,
     side: Stream,
     partials: DeviceBuffer<f32>,
-    staging: [Vec<f32>; 4],
+    /// Pinned host memory for the halos between processes: the rows to
+    /// send up and down, then the rows received from above and below.
+    staging: MappedBuffer<f32>,
 }
 
 impl Solver<'_> {
@@ -134,8 +136,8 @@ impl Solver<'_> {
     }
 
     /// The halo exchange on `main`, once the boundary rows of `new` are
-    /// queued: device copies for the periodic wrap on one process, the
-    /// host and MPI between processes.
+    /// queued: device copies for the periodic wrap on one process; between
+    /// processes the rows go to pinned host memory, through MPI, and back.
     fn exchange(&mut self, new: &mut DeviceBuffer<f32>) -> Res<()> {
         let (nx, rows) = (self.band.nx as usize, self.band.rows() as usize);
         let (first, last, top, bottom) = (nx, rows * nx, 0, (rows + 1) * nx);
@@ -150,13 +152,27 @@ impl Solver<'_> {
         }
         let Job { me, procs } = self.job;
         let (above, below) = ((me + procs - 1) % procs, (me + 1) % procs);
-        let [send_up, send_down, from_above, from_below] = &mut self.staging;
-        self.main.read(new, first, send_up)?;
-        self.main.read(new, last, send_down)?;
+        let s = &self.staging;
+        // SAFETY: `new` and the staging outlive the copies; the host reads
+        // the staging only after the synchronisation.
+        unsafe {
+            self.main.copy_to_mapped(s, 0, new, first..first + nx)?;
+            self.main.copy_to_mapped(s, nx, new, last..last + nx)?;
+        }
+        self.main.synchronize()?;
+        // SAFETY: no device work touches the staging between the
+        // synchronisation above and the copies below; four disjoint rows.
+        let [send_up, send_down, from_above, from_below] = std::array::from_fn(|k| unsafe {
+            std::slice::from_raw_parts_mut(s.host_ptr().add(k * nx), nx)
+        });
         self.job.sendrecv(send_up, above, from_below, below)?;
         self.job.sendrecv(send_down, below, from_above, above)?;
-        self.main.write(new, top, from_above)?;
-        self.main.write(new, bottom, from_below)?;
+        // SAFETY: as above; the next step on `main` runs after these copies,
+        // and the iteration ends by synchronising `main`.
+        unsafe {
+            self.main.copy_from_mapped(new, top, s, 2 * nx..3 * nx)?;
+            self.main.copy_from_mapped(new, bottom, s, 3 * nx..4 * nx)?;
+        }
         Ok(())
     }
 
@@ -232,7 +248,7 @@ fn run() -> Res<()> {
         main: rt.stream()?,
         side: rt.stream()?,
         partials: rt.alloc::<f32>(blocks as usize + 2)?,
-        staging: std::array::from_fn(|_| vec![0.0f32; nx]),
+        staging: rt.alloc_mapped::<f32>(4 * nx)?,
     };
     let stamps = rt.alloc::<u64>(2)?;
     // SAFETY: `stamps` has two slots and outlives the stream's work.

@@ -40,10 +40,11 @@ impl StreamQueue for GpuStream {
 
     fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
         self.ctx.bind()?;
-        // SAFETY: the caller passes two device ranges of `bytes` that live
-        // until the stream is synchronised.
-        check("cuMemcpyDtoDAsync", unsafe {
-            sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream)
+        // SAFETY: the caller passes two ranges of `bytes` (device memory or
+        // mapped host memory: unified addressing tells them apart) that
+        // live until the stream is synchronised.
+        check("cuMemcpyAsync", unsafe {
+            sys::cuMemcpyAsync(dst, src, bytes, self.stream)
         })
     }
 
