@@ -2,9 +2,9 @@
 //! CPU reference and the report. Not part of the PTX build.
 
 use crate::compute::split;
+use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
-use std::{format, println};
 
 /// The programs' options.
 #[derive(Clone, Debug)]
@@ -287,11 +287,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Prints the outcome: a sentence, or a CSV header and row.
-    pub fn print(&self) -> Result<(), String> {
+    /// The outcome as the programs print it: a sentence, or a CSV header
+    /// and row (with `--csv`).
+    pub fn render(&self) -> Result<String, String> {
         let o = &self.options;
         if o.csv {
-            let mut w = csv::Writer::from_writer(std::io::stdout());
+            let mut w = csv::Writer::from_writer(Vec::new());
             let row = [
                 self.program.clone(),
                 self.backend.clone(),
@@ -319,11 +320,12 @@ impl Outcome {
                 "check",
             ])
             .and_then(|_| w.write_record(&row))
-            .and_then(|_| w.flush().map_err(Into::into))
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+            let bytes = w.into_inner().map_err(|e| e.to_string())?;
+            String::from_utf8(bytes).map_err(|e| e.to_string())
         } else {
-            println!(
-                "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}",
+            Ok(format!(
+                "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}\n",
                 self.program,
                 o.nx,
                 o.ny,
@@ -337,8 +339,7 @@ impl Outcome {
                 1e3 * self.seconds / o.iters.max(1) as f64,
                 self.norm,
                 self.checked
-            );
-            Ok(())
+            ))
         }
     }
 }

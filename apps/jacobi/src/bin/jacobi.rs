@@ -68,7 +68,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if info.first_rank != 0 {
         return Ok(());
     }
-    Outcome {
+    let outcome = Outcome {
         program: "jacobi".into(),
         backend: format!("{:?}", rt.backend()).to_lowercase(),
         processes: info.process_count,
@@ -78,7 +78,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         seconds: elapsed.download()?[0] as f64 * 1e-9,
         norm: (norms[o.iters.max(1) as usize - 1] as f64).sqrt(),
         checked,
-    }
-    .print()?;
+    };
+    print!("{}", outcome.render()?);
     Ok(())
 }
