@@ -2,44 +2,7 @@
 //! alone and under `mpirun -np 2` (on the emulator unless a GPU is there),
 //! each checked against the CPU reference (bitwise for the grid).
 
-use std::process::Command;
-
-fn run(procs: Option<u32>, program: &str, args: &[&str]) -> String {
-    let mut cmd = match procs {
-        None => Command::new(program),
-        Some(n) => {
-            let mut c = Command::new("mpirun");
-            c.args([
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "--bind-to",
-                "none",
-                "-np",
-            ])
-            .arg(n.to_string())
-            .arg(program);
-            c
-        }
-    };
-    let out = cmd
-        .args(args)
-        .arg("--check")
-        .env("DCUDA_EMULATOR_RANKS", "4")
-        .env("DCUDA_EMULATOR_THREADS", "256")
-        .output()
-        .expect("cannot start the program (mpirun needs OpenMPI's openmpi-bin)");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
-    assert!(
-        text.contains(", correct"),
-        "{program} {args:?} did not check:\n{text}"
-    );
-    text
-}
+use app_support::testing::{run_checked as run, run_failing};
 
 /// Odd sizes: the rows do not divide evenly among the ranks.
 const GRID: [&str; 8] = [
@@ -109,8 +72,9 @@ fn baselines_span_two_processes() {
 
 #[test]
 fn too_many_ranks_is_an_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_jacobi"))
-        .args([
+    let text = run_failing(
+        env!("CARGO_BIN_EXE_jacobi"),
+        &[
             "--size",
             "6",
             "--iters",
@@ -119,11 +83,8 @@ fn too_many_ranks_is_an_error() {
             "32",
             "--ranks",
             "5",
-        ])
-        .env("DCUDA_EMULATOR_RANKS", "8")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+        ],
+        8,
+    );
     assert!(text.contains("5 ranks for 4 interior rows"), "{text}");
 }

@@ -10,10 +10,10 @@
 //! the halos go through the host (the installed OpenMPI is not
 //! CUDA-aware): device to host, `MPI_Sendrecv`, host to device.
 
-use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
+use app_support::{Direction, Job, Res, RowHalos};
+use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{Step, CLOCK_STAMP, JACOBI_STEP};
-use std::ffi::c_void;
 
 fn main() {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
@@ -23,79 +23,9 @@ fn main() {
     }
 }
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
-
-/// This process's place in the job.
-#[derive(Clone, Copy)]
-struct Job {
-    me: i32,
-    procs: i32,
-}
-
-fn mpi_check(call: &str, code: i32) -> Res<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(format!("{call} failed with MPI error code {code}").into())
-    }
-}
-
-impl Job {
-    /// Sends `send` to process `to` and receives `recv` from `from`.
-    fn sendrecv(&self, send: &[f32], to: i32, recv: &mut [f32], from: i32) -> Res<()> {
-        // SAFETY: MPI is initialised (the runtime did it for the job); the
-        // buffers hold the counts given.
-        let code = unsafe {
-            mpi_sys::MPI_Sendrecv(
-                send.as_ptr() as *const c_void,
-                send.len() as i32,
-                mpi_sys::RSMPI_FLOAT,
-                to,
-                0,
-                recv.as_mut_ptr() as *mut c_void,
-                recv.len() as i32,
-                mpi_sys::RSMPI_FLOAT,
-                from,
-                0,
-                mpi_sys::RSMPI_COMM_WORLD,
-                mpi_sys::RSMPI_STATUS_IGNORE,
-            )
-        };
-        mpi_check("MPI_Sendrecv", code)
-    }
-
-    /// `value` summed over the processes, or their maximum with `max`
-    /// (`MPI_Allreduce`).
-    fn allreduce(&self, value: f64, max: bool) -> Res<f64> {
-        if self.procs == 1 {
-            return Ok(value);
-        }
-        let mut out = 0.0f64;
-        // SAFETY: as above; one double in, one out.
-        let code = unsafe {
-            let op = if max {
-                mpi_sys::RSMPI_MAX
-            } else {
-                mpi_sys::RSMPI_SUM
-            };
-            mpi_sys::MPI_Allreduce(
-                &value as *const f64 as *const c_void,
-                &mut out as *mut f64 as *mut c_void,
-                1,
-                mpi_sys::RSMPI_DOUBLE,
-                op,
-                mpi_sys::RSMPI_COMM_WORLD,
-            )
-        };
-        mpi_check("MPI_Allreduce", code)?;
-        Ok(out)
-    }
-}
-
 /// The arrays, streams and staging of one process.
 struct Solver<'a> {
     module: &'a Module,
-    job: Job,
     band: Band,
     blocks: u32,
     threads: u32,
@@ -104,9 +34,7 @@ struct Solver<'a> {
     partials: DeviceBuffer<f32>,
     /// Where the partial norms are read back, every iteration.
     host_partials: Vec<f32>,
-    /// Pinned host memory for the halos between processes: the rows to
-    /// send up and down, then the rows received from above and below.
-    staging: MappedBuffer<f32>,
+    halos: RowHalos<f32>,
 }
 
 impl Solver<'_> {
@@ -141,41 +69,8 @@ impl Solver<'_> {
     /// queued: device copies for the periodic wrap on one process; between
     /// processes the rows go to pinned host memory, through MPI, and back.
     fn exchange(&mut self, new: &mut DeviceBuffer<f32>) -> Res<()> {
-        let (nx, rows) = (self.band.nx as usize, self.band.rows() as usize);
-        let (first, last, top, bottom) = (nx, rows * nx, 0, (rows + 1) * nx);
-        if self.job.procs == 1 {
-            // SAFETY: rows of `new`, which outlives the stream's work; no
-            // kernel touches the halos while the copies run.
-            unsafe {
-                self.main.copy(new, top, new, last..last + nx)?;
-                self.main.copy(new, bottom, new, first..first + nx)?;
-            }
-            return Ok(());
-        }
-        let Job { me, procs } = self.job;
-        let (above, below) = ((me + procs - 1) % procs, (me + 1) % procs);
-        let s = &self.staging;
-        // SAFETY: `new` and the staging outlive the copies; the host reads
-        // the staging only after the synchronisation.
-        unsafe {
-            self.main.copy_to_mapped(s, 0, new, first..first + nx)?;
-            self.main.copy_to_mapped(s, nx, new, last..last + nx)?;
-        }
-        self.main.synchronize()?;
-        // SAFETY: no device work touches the staging between the
-        // synchronisation above and the copies below; four disjoint rows.
-        let [send_up, send_down, from_above, from_below] = std::array::from_fn(|k| unsafe {
-            std::slice::from_raw_parts_mut(s.host_ptr().add(k * nx), nx)
-        });
-        self.job.sendrecv(send_up, above, from_below, below)?;
-        self.job.sendrecv(send_down, below, from_above, above)?;
-        // SAFETY: as above; the next step on `main` runs after these copies,
-        // and the iteration ends by synchronising `main`.
-        unsafe {
-            self.main.copy_from_mapped(new, top, s, 2 * nx..3 * nx)?;
-            self.main.copy_from_mapped(new, bottom, s, 3 * nx..4 * nx)?;
-        }
-        Ok(())
+        let rows = self.band.rows() as usize;
+        self.halos.exchange(&self.main, new, rows, Direction::Both)
     }
 
     // ANCHOR: iterate
@@ -217,13 +112,7 @@ fn run() -> Res<()> {
     // under one, ptxas gave the step kernel more registers and fit half as
     // many blocks of 512 threads.
     let module = rt.load(&dcuda::include_ptx!("jacobi_kernels"))?;
-    let job = rt
-        .job()
-        .map(|j| Job {
-            me: j.process() as i32,
-            procs: j.processes() as i32,
-        })
-        .unwrap_or(Job { me: 0, procs: 1 });
+    let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
         None => module.max_coresident_blocks(&JACOBI_STEP, o.threads, 0)?,
@@ -242,7 +131,6 @@ fn run() -> Res<()> {
     let nx = o.nx as usize;
     let mut solver = Solver {
         module: &module,
-        job,
         band,
         blocks,
         threads: o.threads,
@@ -250,7 +138,7 @@ fn run() -> Res<()> {
         side: rt.stream()?,
         partials: rt.alloc::<f32>(blocks as usize + 2)?,
         host_partials: vec![0.0; blocks as usize + 2],
-        staging: rt.alloc_mapped::<f32>(4 * nx)?,
+        halos: RowHalos::new(&rt, job, nx)?,
     };
     let stamps = rt.alloc::<u64>(2)?;
     // SAFETY: `stamps` has two slots and outlives the stream's work.

@@ -1,0 +1,105 @@
+//! The MPI calls of the host-driven baselines, through `mpi-sys` on the
+//! communicator the dcuda runtime initialised.
+
+use crate::Res;
+use dcuda::{DeviceCopy, Runtime};
+use std::ffi::c_void;
+
+/// This process's place in the job: process `me` of `procs` (0 of 1 when
+/// the program runs alone).
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    /// This process.
+    pub me: i32,
+    /// Processes in the job.
+    pub procs: i32,
+}
+
+fn mpi_check(call: &str, code: i32) -> Res<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(format!("{call} failed with MPI error code {code}").into())
+    }
+}
+
+impl Job {
+    /// The job `rt` runs in.
+    pub fn of(rt: &Runtime) -> Job {
+        rt.job()
+            .map(|j| Job {
+                me: j.process() as i32,
+                procs: j.processes() as i32,
+            })
+            .unwrap_or(Job { me: 0, procs: 1 })
+    }
+
+    /// The process above (`me - 1`) and below (`me + 1`), periodic.
+    pub fn neighbours(&self) -> (i32, i32) {
+        (
+            (self.me + self.procs - 1) % self.procs,
+            (self.me + 1) % self.procs,
+        )
+    }
+
+    /// Sends `send` to process `to` and receives `recv` from `from`
+    /// (`MPI_Sendrecv`, as bytes).
+    pub fn sendrecv<T: DeviceCopy>(
+        &self,
+        send: &[T],
+        to: i32,
+        recv: &mut [T],
+        from: i32,
+    ) -> Res<()> {
+        let bytes = |n: usize| -> Res<i32> {
+            i32::try_from(n * size_of::<T>())
+                .map_err(|_| format!("MPI_Sendrecv: {n} elements exceed an MPI count").into())
+        };
+        // SAFETY: MPI is initialised (the runtime did it for the job); the
+        // buffers hold the byte counts given; `T` is plain data.
+        let code = unsafe {
+            mpi_sys::MPI_Sendrecv(
+                send.as_ptr() as *const c_void,
+                bytes(send.len())?,
+                mpi_sys::RSMPI_UINT8_T,
+                to,
+                0,
+                recv.as_mut_ptr() as *mut c_void,
+                bytes(recv.len())?,
+                mpi_sys::RSMPI_UINT8_T,
+                from,
+                0,
+                mpi_sys::RSMPI_COMM_WORLD,
+                mpi_sys::RSMPI_STATUS_IGNORE,
+            )
+        };
+        mpi_check("MPI_Sendrecv", code)
+    }
+
+    /// `value` summed over the processes, or their maximum with `max`
+    /// (`MPI_Allreduce`).
+    pub fn allreduce(&self, value: f64, max: bool) -> Res<f64> {
+        if self.procs == 1 {
+            return Ok(value);
+        }
+        let mut out = 0.0f64;
+        // SAFETY: as above; one double in, one out.
+        let code = unsafe {
+            let op = if max {
+                mpi_sys::RSMPI_MAX
+            } else {
+                mpi_sys::RSMPI_SUM
+            };
+            mpi_sys::MPI_Allreduce(
+                &value as *const f64 as *const c_void,
+                &mut out as *mut f64 as *mut c_void,
+                1,
+                mpi_sys::RSMPI_DOUBLE,
+                op,
+                mpi_sys::RSMPI_COMM_WORLD,
+            )
+        };
+        mpi_check("MPI_Allreduce", code)?;
+        Ok(out)
+    }
+}

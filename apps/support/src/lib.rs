@@ -1,0 +1,18 @@
+//! What the applications' host programs share, so that each application's
+//! code is its algorithm:
+//! * [`Job`]: the few MPI calls of a host-driven baseline;
+//! * [`RowHalos`]: the halo exchange of a field split in rows over
+//!   processes, periodic: device copies on one process, pinned host memory
+//!   and `MPI_Sendrecv` between processes;
+//! * [`testing`]: runs a program alone or under `mpirun` and checks that it
+//!   verified its result.
+
+mod halos;
+mod job;
+pub mod testing;
+
+pub use halos::{Direction, RowHalos};
+pub use job::Job;
+
+/// The error type of the host programs: any error, with its message.
+pub type Res<T> = Result<T, Box<dyn std::error::Error>>;

@@ -1,0 +1,61 @@
+//! Runs an application's program as a user does, alone or under
+//! `mpirun -np N` (on the emulator unless a GPU is there), and checks that
+//! it succeeded and verified its result against its CPU reference.
+
+use std::process::Command;
+
+/// Runs `program args --check` alone (`procs` `None`) or under `mpirun`
+/// with the emulator at 4 ranks of 256 threads a process; panics with the
+/// output unless it succeeded and printed `, correct`. Returns the output.
+pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
+    let mut cmd = match procs {
+        None => Command::new(program),
+        Some(n) => {
+            let mut c = Command::new("mpirun");
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--bind-to",
+                "none",
+                "-np",
+            ])
+            .arg(n.to_string())
+            .arg(program);
+            c
+        }
+    };
+    let out = cmd
+        .args(args)
+        .arg("--check")
+        .env("DCUDA_EMULATOR_RANKS", "4")
+        .env("DCUDA_EMULATOR_THREADS", "256")
+        .output()
+        .expect("cannot start the program (mpirun needs OpenMPI's openmpi-bin)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
+    assert!(
+        text.contains(", correct"),
+        "{program} {args:?} did not check:\n{text}"
+    );
+    text
+}
+
+/// Runs `program args` alone and returns its standard error, asserting
+/// that it failed.
+pub fn run_failing(program: &str, args: &[&str], emulator_ranks: u32) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
+        .output()
+        .expect("cannot start the program");
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "{program} {args:?} succeeded:\n{text}"
+    );
+    text
+}
