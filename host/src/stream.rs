@@ -211,4 +211,13 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.queue.synchronize()
     }
+
+    /// Makes the work queued on this stream from now on start only after
+    /// everything queued on `other` so far has finished, without the host
+    /// waiting (CUDA's event record and stream wait). Both streams must be
+    /// of one runtime.
+    pub fn wait_for(&self, other: &Stream) -> Result<()> {
+        self.check_device(&other.rt, "Stream::wait_for")?;
+        self.queue.wait_for(&*other.queue)
+    }
 }

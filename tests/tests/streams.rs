@@ -100,3 +100,52 @@ fn ranges_outside_a_buffer_are_errors() {
         })
     ));
 }
+
+#[test]
+fn a_stream_waits_for_another_without_the_host() {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&smoke_ptx()).unwrap();
+    // Small for the emulator (an OS thread a GPU thread); on a GPU the
+    // launches still take far longer than queuing the copy.
+    let n = 2048;
+    let x = rt.upload(&vec![1.0f32; n]).unwrap();
+    let mut y = rt.upload(&vec![0.0f32; n]).unwrap();
+    let z = rt.alloc::<f32>(n).unwrap();
+    let (producer, consumer) = (rt.stream().unwrap(), rt.stream().unwrap());
+    let config = LaunchConfig::linear(n.div_ceil(256) as u32, 256);
+    // SAFETY: the buffers hold n elements and outlive the streams' work.
+    unsafe {
+        // Enough launches that the copy, unordered, would see a partial sum.
+        for _ in 0..20 {
+            producer
+                .launch(
+                    &module,
+                    &SAXPY,
+                    config,
+                    (1.0, x.as_ptr(), y.as_mut_ptr(), n as u32),
+                )
+                .unwrap();
+        }
+        consumer.wait_for(&producer).unwrap();
+        consumer.copy(&z, 0, &y, 0..n).unwrap();
+    }
+    let mut out = vec![0.0f32; n];
+    consumer.read(&z, 0, &mut out).unwrap();
+    assert!(
+        out.iter().all(|&v| v == 20.0),
+        "the copy ran before the launches"
+    );
+    // Streams of two runtimes cannot wait for each other.
+    let other = Runtime::new().unwrap();
+    let err = consumer.wait_for(&other.stream().unwrap()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidArgument {
+                call: "Stream::wait_for",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

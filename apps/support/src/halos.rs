@@ -43,10 +43,14 @@ impl<T: DeviceCopy> RowHalos<T> {
     /// `rows`) between halo rows 0 and `rows + 1`. Between processes the
     /// call waits for `stream`, calls MPI and queues the copies back; the
     /// halos are in place for the work queued on `stream` after it.
-    pub fn exchange(
+    ///
+    /// # Safety
+    /// `field` outlives the work queued on `stream` (until it is
+    /// synchronised), as for [`Stream::copy`].
+    pub unsafe fn exchange(
         &self,
         stream: &Stream,
-        field: &mut DeviceBuffer<T>,
+        field: &DeviceBuffer<T>,
         rows: usize,
         direction: Direction,
     ) -> Res<()> {
@@ -63,8 +67,7 @@ impl<T: DeviceCopy> RowHalos<T> {
         let down = direction != Direction::Up;
         if self.job.procs == 1 {
             // SAFETY: rows of `field`, which the caller keeps alive until
-            // the stream's work is done; no kernel touches the halos while
-            // the copies run (they are queued behind the writers).
+            // the stream's work is done.
             unsafe {
                 if up {
                     stream.copy(field, bottom, field, first..first + w)?;

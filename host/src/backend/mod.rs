@@ -65,6 +65,9 @@ pub(crate) trait StreamQueue: Send {
     fn write(&self, addr: u64, src: &[u8]) -> Result<()>;
     /// Waits until everything queued has finished.
     fn synchronize(&self) -> Result<()>;
+    /// Makes work queued later wait for everything queued on `other` so
+    /// far, without waiting on the host.
+    fn wait_for(&self, other: &dyn StreamQueue) -> Result<()>;
 }
 
 /// What one thread of a launch runs in the emulator (the GPU runs the PTX).

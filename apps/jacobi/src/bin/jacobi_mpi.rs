@@ -70,7 +70,9 @@ impl Solver<'_> {
     /// processes the rows go to pinned host memory, through MPI, and back.
     fn exchange(&mut self, new: &mut DeviceBuffer<f32>) -> Res<()> {
         let rows = self.band.rows() as usize;
-        self.halos.exchange(&self.main, new, rows, Direction::Both)
+        // SAFETY: `new` outlives the stream's work (each iteration ends
+        // synchronised).
+        unsafe { self.halos.exchange(&self.main, new, rows, Direction::Both) }
     }
 
     // ANCHOR: iterate

@@ -83,6 +83,37 @@ impl StreamQueue for GpuStream {
         }
         r
     }
+
+    fn wait_for(&self, other: &dyn StreamQueue) -> Result<()> {
+        let Some(other) = other.raw() else {
+            return Err(Error::InvalidArgument {
+                call: "Stream::wait_for",
+                reason: "the other stream is not a CUDA stream".into(),
+            });
+        };
+        self.ctx.bind()?;
+        // An event recorded on the other stream, waited for by this one;
+        // CUDA keeps it until the wait is done, so it can go at once.
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
+        let mut event: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: both streams belong to this context (checked by the
+        // caller) and live across the calls; the event is ours.
+        unsafe {
+            check("cuEventCreate", sys::cuEventCreate(&mut event, flags))?;
+            let r = check(
+                "cuEventRecord",
+                sys::cuEventRecord(event, other as sys::CUstream),
+            )
+            .and_then(|_| {
+                check(
+                    "cuStreamWaitEvent",
+                    sys::cuStreamWaitEvent(self.stream, event, 0),
+                )
+            });
+            let _ = sys::cuEventDestroy_v2(event);
+            r
+        }
+    }
 }
 
 impl Drop for GpuStream {

@@ -1,0 +1,76 @@
+//! The host-driven baseline's kernel: one stage of the same stencils as the
+//! rank kernel, launched once per stage over a band of rows split among
+//! the blocks as the rank kernel splits them among ranks.
+
+use crate::compute::{fluxes, laplacian, output, split, Shape, Work};
+use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
+use dcuda_device::kernel::KernelParam;
+use dcuda_device::{kernel, DeviceSlice};
+
+/// The stages, in the order of an iteration.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The Laplacian of the input.
+    Laplacian = 0,
+    /// The limited fluxes.
+    Fluxes = 1,
+    /// The output.
+    Output = 2,
+}
+
+/// One launch of [`hdiff_stage`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StageArgs {
+    /// The process's fields' shape.
+    pub shape: Shape,
+    /// The input of the iteration.
+    pub inp: DeviceSlice<f64>,
+    /// The intermediate fields and the coefficient.
+    pub work: Work,
+    /// The output of the iteration.
+    pub out: DeviceSlice<f64>,
+    /// Which stage ([`Stage`] as a number).
+    pub stage: u32,
+    /// The rows the launch computes (`first..end`, row indices of the
+    /// fields), split evenly among its blocks.
+    pub first: u32,
+    /// See `first`.
+    pub end: u32,
+}
+
+// SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
+unsafe impl KernelParam for StageArgs {}
+
+// ANCHOR: stage
+/// One stage over rows `first..end`.
+///
+/// # Safety
+/// The launch contract: the slices are live device memory of the shape
+/// given, and no other work touches what the stage reads or writes (the
+/// stencils' contracts).
+#[kernel]
+pub unsafe fn hdiff_stage(s: StageArgs) {
+    let (b, blocks) = (block_idx().x, grid_dim().x);
+    let (lo, hi) = split(s.end - s.first, blocks, b);
+    let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
+    let thread = (thread_idx().x as usize, block_dim().x as usize);
+    match s.stage {
+        0 => laplacian(s.shape, s.inp, s.work.lap, rows, thread),
+        1 => fluxes(s.shape, s.inp, s.work, rows, thread),
+        _ => output(s.shape, s.inp, s.work, s.out, rows, thread),
+    }
+}
+// ANCHOR_END: stage
+
+/// Writes the device clock (`%globaltimer`, ns) to `out[at]`: queued on a
+/// stream before and after the iterations, it times them with the clock
+/// the rank kernel uses.
+///
+/// # Safety
+/// `out` is live device memory; launch one thread.
+#[kernel]
+pub unsafe fn clock_stamp(out: DeviceSlice<u64>, at: u32) {
+    out.write(at as usize, global_timer());
+}

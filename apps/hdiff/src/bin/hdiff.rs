@@ -1,0 +1,86 @@
+//! Horizontal diffusion with dcuda: one persistent kernel per GPU, a rank
+//! per block, every stage's halo row put with a notification as soon as
+//! it is computed. Run alone or under `mpirun -np N` (one GPU a process).
+//! Options: see `hdiff_kernels::host::Options`.
+
+use dcuda::{RunConfig, Runtime};
+use hdiff_kernels::host::{check, Band, Options, Outcome};
+use hdiff_kernels::{HdiffArgs, Work, HDIFF};
+
+fn main() {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
+    if let Err(e) = run() {
+        eprintln!("hdiff: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let o = Options::parse()?;
+    let rt = Runtime::new()?;
+    let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
+    let fit = module.max_ranks(&HDIFF, o.threads)?;
+    if fit == 0 {
+        return Err(format!(
+            "no rank of {} threads fits on the device at {} registers a thread: pass fewer --threads or --max-registers",
+            o.threads, o.max_registers
+        )
+        .into());
+    }
+    let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit));
+    let info = module.rank_info(&HDIFF, &config)?;
+    if info.rank_count > o.ny {
+        return Err(format!(
+            "{} ranks for {} rows: every rank needs a row (pass --ranks)",
+            info.rank_count, o.ny
+        )
+        .into());
+    }
+    let band = Band::of_ranks(&o, info.first_rank, info.ranks_on_device, info.rank_count);
+    let shape = band.shape();
+    let initial = band.initial();
+    let (a, b) = (rt.upload(&initial)?, rt.upload(&initial)?);
+    let scratch = || rt.alloc::<f64>(shape.len());
+    let (lap, flx, fly) = (scratch()?, scratch()?, scratch()?);
+    let coeff = rt.upload(&band.coeff())?;
+    let elapsed = rt.alloc::<u64>(1)?;
+    let args = HdiffArgs {
+        shape,
+        a: a.slice(),
+        b: b.slice(),
+        work: Work {
+            lap: lap.slice(),
+            flx: flx.slice(),
+            fly: fly.slice(),
+            coeff: coeff.slice(),
+        },
+        ny: o.ny,
+        iters: o.iters,
+        elapsed: elapsed.slice(),
+    };
+    // SAFETY: every field has the band's shape; all outlive the run.
+    unsafe { module.run(&HDIFF, &config, &args)? };
+
+    let checked = if o.check {
+        let result = if o.iters % 2 == 0 { &a } else { &b }.download()?;
+        check(&o, &band, &result)?;
+        "correct".to_string()
+    } else {
+        "not checked".to_string()
+    };
+    if info.first_rank != 0 {
+        return Ok(());
+    }
+    let outcome = Outcome {
+        program: "hdiff".into(),
+        backend: format!("{:?}", rt.backend()).to_lowercase(),
+        processes: info.process_count,
+        units: info.ranks_on_device,
+        unit: "ranks",
+        options: o.clone(),
+        seconds: elapsed.download()?[0] as f64 * 1e-9,
+        checked,
+    };
+    print!("{}", outcome.render()?);
+    Ok(())
+}

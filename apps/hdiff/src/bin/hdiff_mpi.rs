@@ -1,0 +1,242 @@
+//! Horizontal diffusion, host-driven, as an MPI+CUDA programmer writes it:
+//! a kernel per stage (the same stencils as the dcuda version), the halo
+//! row each stage needs moved by the host after the stage before. Two
+//! variants:
+//! * default: each stage, then its halo exchange, in sequence;
+//! * `--overlap`: each stage's two boundary rows first on one stream, which
+//!   then exchanges them, the interior meanwhile on a second stream.
+//!
+//! One process a GPU; run alone or under `mpirun -np N`. Between processes
+//! the halos go through pinned host memory and `MPI_Sendrecv` (the
+//! installed OpenMPI is not CUDA-aware).
+
+use app_support::{Direction, Job, Res, RowHalos};
+use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
+use hdiff_kernels::host::{check, Band, Options, Outcome};
+use hdiff_kernels::{Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_STAGE};
+
+fn main() {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
+    if let Err(e) = run() {
+        eprintln!("hdiff_mpi: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Which field a stage's halo exchange moves.
+enum Halo {
+    Laplacian,
+    Flux,
+    Output,
+}
+
+/// The fields, streams and staging of one process.
+struct Solver<'a> {
+    module: &'a Module,
+    shape: Shape,
+    blocks: u32,
+    threads: u32,
+    main: Stream,
+    side: Stream,
+    lap: DeviceBuffer<f64>,
+    flx: DeviceBuffer<f64>,
+    fly: DeviceBuffer<f64>,
+    coeff: DeviceBuffer<f64>,
+    halos: RowHalos<f64>,
+}
+
+impl Solver<'_> {
+    /// Queues `stage` over rows `first..end` on `stream` with `blocks`
+    /// blocks.
+    fn launch(
+        &self,
+        stream: &Stream,
+        stage: Stage,
+        (inp, out): (&DeviceBuffer<f64>, &DeviceBuffer<f64>),
+        rows: (u32, u32),
+        blocks: u32,
+    ) -> Res<()> {
+        let args = StageArgs {
+            shape: self.shape,
+            inp: inp.slice(),
+            work: Work {
+                lap: self.lap.slice(),
+                flx: self.flx.slice(),
+                fly: self.fly.slice(),
+                coeff: self.coeff.slice(),
+            },
+            out: out.slice(),
+            stage: stage as u32,
+            first: rows.0,
+            end: rows.1,
+        };
+        let config = LaunchConfig::linear(blocks, self.threads);
+        // SAFETY: every field has the process's shape and outlives the
+        // stream's work (each iteration ends synchronised); the rows of one
+        // launch are no other's, and a stage is queued after the stage and
+        // the halos it reads.
+        unsafe { stream.launch(self.module, &HDIFF_STAGE, config, (args,))? };
+        Ok(())
+    }
+
+    /// One stage over the process's rows, then the halo exchange of
+    /// `halo` on `main`. Without overlap all in sequence on `main`; with
+    /// it the boundary rows on `main`, which then exchanges them, and the
+    /// interior meanwhile on `side`. Each stream first waits (on the
+    /// device) for the other's part of the stage before.
+    fn stage(
+        &self,
+        stage: Stage,
+        fields: (&DeviceBuffer<f64>, &DeviceBuffer<f64>),
+        halo: (Halo, Direction),
+        overlap: bool,
+    ) -> Res<()> {
+        let rows = self.shape.rows - 2;
+        if !overlap {
+            self.launch(&self.main, stage, fields, (1, rows + 1), self.blocks)?;
+        } else {
+            self.main.wait_for(&self.side)?;
+            self.side.wait_for(&self.main)?;
+            self.launch(&self.main, stage, fields, (1, 2), 1)?;
+            if rows > 1 {
+                self.launch(&self.main, stage, fields, (rows, rows + 1), 1)?;
+            }
+            if rows > 2 {
+                self.launch(&self.side, stage, fields, (2, rows), self.blocks)?;
+            }
+        }
+        let field = match halo.0 {
+            Halo::Laplacian => &self.lap,
+            Halo::Flux => &self.fly,
+            Halo::Output => fields.1,
+        };
+        // SAFETY: the fields outlive the streams' work (the program
+        // synchronises before it drops them).
+        unsafe {
+            self.halos
+                .exchange(&self.main, field, rows as usize, halo.1)
+        }
+    }
+
+    // ANCHOR: iterate
+    /// One iteration: each stage, then the halo row the next stage needs
+    /// (the Laplacian's from below, the y flux's from above, the output's
+    /// from both sides).
+    fn iterate(&self, inp: &DeviceBuffer<f64>, out: &DeviceBuffer<f64>, overlap: bool) -> Res<()> {
+        let fields = (inp, out);
+        self.stage(
+            Stage::Laplacian,
+            fields,
+            (Halo::Laplacian, Direction::Up),
+            overlap,
+        )?;
+        self.stage(
+            Stage::Fluxes,
+            fields,
+            (Halo::Flux, Direction::Down),
+            overlap,
+        )?;
+        self.stage(
+            Stage::Output,
+            fields,
+            (Halo::Output, Direction::Both),
+            overlap,
+        )
+    }
+    // ANCHOR_END: iterate
+}
+
+fn run() -> Res<()> {
+    let o = Options::parse()?;
+    let rt = Runtime::new()?;
+    // No register cap: the cap is for the rank kernel (`--max-registers`).
+    let module = rt.load(&dcuda::include_ptx!("hdiff_kernels"))?;
+    let job = Job::of(&rt);
+    let blocks = match o.units {
+        Some(n) => n,
+        None => module.max_coresident_blocks(&HDIFF_STAGE, o.threads, 0)?,
+    };
+    let total = blocks * job.procs as u32;
+    if total > o.ny {
+        return Err(format!(
+            "{total} blocks for {} rows: every block needs a row (pass --ranks)",
+            o.ny
+        )
+        .into());
+    }
+    let band = Band::of_ranks(&o, job.me as u32 * blocks, blocks, total);
+    let shape = band.shape();
+    let initial = band.initial();
+    let (a, b) = (rt.upload(&initial)?, rt.upload(&initial)?);
+    let solver = Solver {
+        module: &module,
+        shape,
+        blocks,
+        threads: o.threads,
+        main: rt.stream()?,
+        side: rt.stream()?,
+        lap: rt.alloc::<f64>(shape.len())?,
+        flx: rt.alloc::<f64>(shape.len())?,
+        fly: rt.alloc::<f64>(shape.len())?,
+        coeff: rt.upload(&band.coeff())?,
+        halos: RowHalos::new(&rt, job, o.width())?,
+    };
+    let stamps = rt.alloc::<u64>(2)?;
+    // SAFETY: `stamps` has two slots and outlives the stream's work.
+    unsafe { stamp(&solver.main, &module, &stamps, 0)? };
+    for k in 0..o.iters {
+        if k % 2 == 0 {
+            solver.iterate(&a, &b, o.overlap)?;
+        } else {
+            solver.iterate(&b, &a, o.overlap)?;
+        }
+    }
+    solver.main.wait_for(&solver.side)?;
+    // SAFETY: as above.
+    unsafe { stamp(&solver.main, &module, &stamps, 1)? };
+    let mut t = [0u64; 2];
+    solver.main.read(&stamps, 0, &mut t)?;
+    let seconds = job.allreduce((t[1] - t[0]) as f64 * 1e-9, true)?;
+
+    let checked = if o.check {
+        let result = if o.iters % 2 == 0 { &a } else { &b }.download()?;
+        check(&o, &band, &result)?;
+        "correct".to_string()
+    } else {
+        "not checked".to_string()
+    };
+    if job.me != 0 {
+        return Ok(());
+    }
+    let outcome = Outcome {
+        program: if o.overlap {
+            "hdiff_mpi --overlap"
+        } else {
+            "hdiff_mpi"
+        }
+        .into(),
+        backend: format!("{:?}", rt.backend()).to_lowercase(),
+        processes: job.procs as u32,
+        units: blocks,
+        unit: "blocks",
+        options: o.clone(),
+        seconds,
+        checked,
+    };
+    print!("{}", outcome.render()?);
+    Ok(())
+}
+
+/// Queues a device-clock stamp into `stamps[at]` on `stream`.
+///
+/// # Safety
+/// `stamps` outlives the stream's work.
+unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at: u32) -> Res<()> {
+    stream.launch(
+        module,
+        &CLOCK_STAMP,
+        LaunchConfig::linear(1, 1),
+        (stamps.slice(), at),
+    )?;
+    Ok(())
+}

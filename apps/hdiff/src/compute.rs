@@ -1,0 +1,195 @@
+//! The compute that the dcuda version and the baselines share: the row
+//! split and one thread's part of each of the three stencils.
+//!
+//! A process's fields are rows of `nz` levels of `nx` points (`[y][z][x]`,
+//! x fastest): row `j` of a field starts at `j·W`, `W = nz·nx`. Rows 1 to
+//! `rows` are the process's, rows 0 and `rows + 1` halos. In x the two
+//! outermost columns on each side are a fixed frame.
+
+use dcuda_device::DeviceSlice;
+
+/// Rows `start..end` of `n` rows that part `i` of `parts` owns: an even
+/// split, sizes differing by at most one.
+#[inline(always)]
+pub fn split(n: u32, parts: u32, i: u32) -> (u32, u32) {
+    let at = |i: u32| (i as u64 * n as u64 / parts as u64) as u32;
+    (at(i), at(i + 1))
+}
+
+/// The shape of a process's fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// Points in x.
+    pub nx: u32,
+    /// Levels.
+    pub nz: u32,
+    /// Rows of each field, halos included.
+    pub rows: u32,
+}
+
+impl Shape {
+    /// Elements of a row.
+    #[inline(always)]
+    pub fn width(&self) -> usize {
+        self.nx as usize * self.nz as usize
+    }
+
+    /// Elements of a field.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.rows as usize * self.width()
+    }
+
+    /// Whether a field holds nothing.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The intermediate fields of one process.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Work {
+    /// The Laplacian.
+    pub lap: DeviceSlice<f64>,
+    /// The limited flux in x.
+    pub flx: DeviceSlice<f64>,
+    /// The limited flux in y.
+    pub fly: DeviceSlice<f64>,
+    /// The diffusion coefficient of every point (read only).
+    pub coeff: DeviceSlice<f64>,
+}
+
+/// Runs `f(c, x)` for this thread's points of rows `rows` (`c` the index
+/// in the field, `x` the column) whose column is in `xs`. The thread takes
+/// every `threads`-th point of a row, so a warp reads consecutive points.
+#[inline(always)]
+fn each_point(
+    shape: Shape,
+    rows: (usize, usize),
+    xs: (u32, u32),
+    (thread, threads): (usize, usize),
+    mut f: impl FnMut(usize, u32),
+) {
+    let w = shape.width();
+    let mut j = rows.0;
+    while j < rows.1 {
+        let mut e = thread;
+        while e < w {
+            let x = e as u32 % shape.nx;
+            if x >= xs.0 && x < xs.1 {
+                f(j * w + e, x);
+            }
+            e += threads;
+        }
+        j += 1;
+    }
+}
+
+/// Checks once that rows `rows` and their neighbours lie within every
+/// field: the stencils below index within that.
+#[inline(always)]
+fn check(shape: Shape, rows: (usize, usize), fields: &[DeviceSlice<f64>]) {
+    assert!(
+        shape.nx >= 5
+            && rows.0 >= 1
+            && rows.0 <= rows.1
+            && rows.1 < shape.rows as usize
+            && fields.iter().all(|f| f.len() >= shape.len()),
+        "hdiff: rows outside the fields"
+    );
+}
+
+// ANCHOR: stencils
+/// Stage 1, the Laplacian of `inp` in rows `rows`, columns 1 to `nx − 2`.
+///
+/// # Safety
+/// While it runs, nothing writes rows `rows.0 − 1 ..= rows.1` of `inp` or
+/// touches this thread's points of `lap`.
+#[inline(always)]
+pub unsafe fn laplacian(
+    shape: Shape,
+    inp: DeviceSlice<f64>,
+    lap: DeviceSlice<f64>,
+    rows: (usize, usize),
+    thread: (usize, usize),
+) {
+    check(shape, rows, &[inp, lap]);
+    let (w, i, l) = (shape.width(), inp.as_ptr(), lap.as_mut_ptr());
+    each_point(shape, rows, (1, shape.nx - 1), thread, |c, _| {
+        let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
+        *l.add(c) = 4.0 * *i.add(c) - around;
+    });
+}
+
+/// A flux set to zero where it would run up the gradient of `inp` (the
+/// flux limiter).
+#[inline(always)]
+fn limit(flux: f64, gradient: f64) -> f64 {
+    if flux * gradient > 0.0 {
+        0.0
+    } else {
+        flux
+    }
+}
+
+/// Stage 2, the limited fluxes in x (columns 1 to `nx − 3`) and y
+/// (columns 2 to `nx − 3`) in rows `rows`; reads `lap` of rows `rows` and
+/// the row after.
+///
+/// # Safety
+/// While it runs, nothing writes rows `rows.0 ..= rows.1` of `inp` and
+/// `lap` or touches this thread's points of `flx` and `fly`.
+#[inline(always)]
+pub unsafe fn fluxes(
+    shape: Shape,
+    inp: DeviceSlice<f64>,
+    work: Work,
+    rows: (usize, usize),
+    thread: (usize, usize),
+) {
+    check(shape, rows, &[inp, work.lap, work.flx, work.fly]);
+    let w = shape.width();
+    let (i, l) = (inp.as_ptr(), work.lap.as_ptr());
+    let (fx, fy) = (work.flx.as_mut_ptr(), work.fly.as_mut_ptr());
+    each_point(shape, rows, (1, shape.nx - 2), thread, |c, x| {
+        *fx.add(c) = limit(*l.add(c + 1) - *l.add(c), *i.add(c + 1) - *i.add(c));
+        if x >= 2 {
+            *fy.add(c) = limit(*l.add(c + w) - *l.add(c), *i.add(c + w) - *i.add(c));
+        }
+    });
+}
+
+/// Stage 3, the output in rows `rows`: `inp` minus the coefficient times
+/// the divergence of the fluxes inside the frame, `inp` on it. Reads
+/// `fly` of rows `rows` and the row before.
+///
+/// # Safety
+/// While it runs, nothing writes rows `rows.0 − 1 .. rows.1` of `fly`,
+/// rows `rows` of `inp` and `flx`, or touches this thread's points of
+/// `out`.
+#[inline(always)]
+pub unsafe fn output(
+    shape: Shape,
+    inp: DeviceSlice<f64>,
+    work: Work,
+    out: DeviceSlice<f64>,
+    rows: (usize, usize),
+    thread: (usize, usize),
+) {
+    check(shape, rows, &[inp, work.flx, work.fly, work.coeff, out]);
+    let w = shape.width();
+    let (i, k, o) = (inp.as_ptr(), work.coeff.as_ptr(), out.as_mut_ptr());
+    let (fx, fy) = (work.flx.as_ptr(), work.fly.as_ptr());
+    each_point(shape, rows, (0, shape.nx), thread, |c, x| {
+        *o.add(c) = if x >= 2 && x < shape.nx - 2 {
+            let divergence = (*fx.add(c) - *fx.add(c - 1)) + (*fy.add(c) - *fy.add(c - w));
+            *i.add(c) - *k.add(c) * divergence
+        } else {
+            *i.add(c)
+        };
+    });
+}
+// ANCHOR_END: stencils

@@ -1,0 +1,402 @@
+//! What the programs share on the host: options, the initial state, the
+//! CPU reference, the check and the report. Not part of the PTX build.
+
+use crate::compute::{split, Shape};
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// The programs' options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Points in x (`--nx`), rows in y (`--ny`), levels (`--nz`).
+    pub nx: u32,
+    /// See `nx`.
+    pub ny: u32,
+    /// See `nx`.
+    pub nz: u32,
+    /// Iterations (`--iters`).
+    pub iters: u32,
+    /// Threads per rank or block (`--threads`, a power of two from 32 to
+    /// 1024).
+    pub threads: u32,
+    /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
+    /// many as fit at once.
+    pub units: Option<u32>,
+    /// The baseline overlaps each stage's halo exchange with the stage's
+    /// interior (`--overlap`).
+    pub overlap: bool,
+    /// Print a CSV header and row instead of a sentence (`--csv`).
+    pub csv: bool,
+    /// The most registers a thread of the dcuda program may use
+    /// (`--max-registers`, default 128, as Jacobi: two ranks of 256
+    /// threads an SM); the baseline loads uncapped.
+    pub max_registers: u32,
+    /// Compare with the CPU reference (`--check`, `--no-check`); by
+    /// default for grids small enough to compute on the CPU in seconds.
+    pub check: bool,
+}
+
+const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
+
+impl Options {
+    /// Parses the command line.
+    pub fn parse() -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1))
+    }
+
+    /// Parses `args` (without the program's name).
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+        // The seed's 128 × 320 × 26 points a GPU, scaled by 4 × 4 × 1.25
+        // for an H200 (20× the memory bandwidth of the seed's K80 half).
+        let mut o = Options {
+            nx: 512,
+            ny: 1280,
+            nz: 32,
+            iters: 200,
+            threads: 256,
+            units: None,
+            overlap: false,
+            csv: false,
+            max_registers: 128,
+            check: false,
+        };
+        let mut check = None;
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut number = |name: &str| -> Result<u32, String> {
+                let v = args
+                    .next()
+                    .ok_or(format!("{name} needs a value; {USAGE}"))?;
+                v.parse()
+                    .map_err(|_| format!("{name}: `{v}` is not a number; {USAGE}"))
+            };
+            match arg.as_str() {
+                "--nx" => o.nx = number("--nx")?,
+                "--ny" => o.ny = number("--ny")?,
+                "--nz" => o.nz = number("--nz")?,
+                "--iters" => o.iters = number("--iters")?,
+                "--threads" => o.threads = number("--threads")?,
+                "--ranks" => o.units = Some(number("--ranks")?),
+                "--max-registers" => o.max_registers = number("--max-registers")?,
+                "--overlap" => o.overlap = true,
+                "--csv" => o.csv = true,
+                "--check" => check = Some(true),
+                "--no-check" => check = Some(false),
+                other => return Err(format!("unknown option `{other}`; {USAGE}")),
+            }
+        }
+        if o.nx < 5 || o.ny < 1 || o.nz < 1 {
+            return Err(format!(
+                "the grid needs nx ≥ 5 (a frame of two columns a side), ny ≥ 1 and nz ≥ 1, got {} × {} × {}",
+                o.nx, o.ny, o.nz
+            ));
+        }
+        if !o.threads.is_power_of_two() || !(32..=1024).contains(&o.threads) {
+            return Err(format!(
+                "--threads must be a power of two from 32 to 1024, got {}",
+                o.threads
+            ));
+        }
+        if !(16..=255).contains(&o.max_registers) {
+            return Err(format!(
+                "--max-registers must be from 16 to 255, got {}",
+                o.max_registers
+            ));
+        }
+        if o.units == Some(0) {
+            return Err("--ranks must be at least 1".into());
+        }
+        let work = o.nx as u64 * o.ny as u64 * o.nz as u64 * o.iters as u64;
+        o.check = check.unwrap_or(work <= 1 << 28);
+        Ok(o)
+    }
+
+    /// How the dcuda program loads its module.
+    pub fn load_options(&self) -> dcuda::LoadOptions {
+        dcuda::LoadOptions::default().max_registers(self.max_registers)
+    }
+
+    /// Elements of a row (`nz · nx`).
+    pub fn width(&self) -> usize {
+        self.nz as usize * self.nx as usize
+    }
+}
+
+/// The rows one process owns: `start..end` of the grid's `ny`.
+#[derive(Clone, Copy, Debug)]
+pub struct Band {
+    /// The grid.
+    pub nx: u32,
+    /// See `nx`.
+    pub ny: u32,
+    /// See `nx`.
+    pub nz: u32,
+    /// First row of the process.
+    pub start: u32,
+    /// One past its last.
+    pub end: u32,
+}
+
+impl Band {
+    /// The band of the process whose world ranks are `first..first+count`
+    /// of `total`, with rows split over ranks as the kernels split them.
+    pub fn of_ranks(o: &Options, first: u32, count: u32, total: u32) -> Band {
+        Band {
+            nx: o.nx,
+            ny: o.ny,
+            nz: o.nz,
+            start: split(o.ny, total, first).0,
+            end: split(o.ny, total, first + count - 1).1,
+        }
+    }
+
+    /// Rows owned.
+    pub fn rows(&self) -> u32 {
+        self.end - self.start
+    }
+
+    /// The shape of the process's fields: its rows and two halo rows.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            nx: self.nx,
+            nz: self.nz,
+            rows: self.rows() + 2,
+        }
+    }
+
+    /// The fields' rows as grid rows: array row `r` is grid row
+    /// `start − 1 + r`, periodic.
+    fn grid_row(&self, r: u32) -> u32 {
+        (self.start + r + self.ny - 1) % self.ny
+    }
+
+    /// A field of the band whose point `(x, y, z)` is `f(x, y, z)`.
+    fn field(&self, f: impl Fn(u32, u32, u32) -> f64) -> Vec<f64> {
+        let mut v = Vec::with_capacity(self.shape().len());
+        for r in 0..self.rows() + 2 {
+            let y = self.grid_row(r);
+            for z in 0..self.nz {
+                v.extend((0..self.nx).map(|x| f(x, y, z)));
+            }
+        }
+        v
+    }
+
+    /// The initial state: a smooth wave and a sawtooth, so that the
+    /// limiter acts.
+    pub fn initial(&self) -> Vec<f64> {
+        let (nx, ny) = (self.nx as f64, self.ny as f64);
+        self.field(|x, y, z| {
+            let wave = (core::f64::consts::TAU * x as f64 / nx).sin()
+                * (core::f64::consts::TAU * y as f64 / ny).cos();
+            wave + ((x * 7 + y * 13 + z * 3) % 17) as f64 / 17.0
+        })
+    }
+
+    /// The diffusion coefficient, varying a little from point to point.
+    pub fn coeff(&self) -> Vec<f64> {
+        self.field(|x, y, z| 0.02 + 0.002 * ((x + 2 * y + 3 * z) % 5) as f64)
+    }
+}
+
+/// The CPU reference: the whole grid (`ny` rows of `nz · nx`) after
+/// `iters` iterations, each stencil written out directly over the
+/// periodic grid, with the operations in the kernels' order.
+pub fn reference(o: &Options) -> Vec<f64> {
+    let whole = Band {
+        nx: o.nx,
+        ny: o.ny,
+        nz: o.nz,
+        start: 0,
+        end: o.ny,
+    };
+    let (nx, ny, w) = (o.nx as usize, o.ny as usize, o.width());
+    let strip = |v: Vec<f64>| v[w..(ny + 1) * w].to_vec(); // drop the halos
+    let (mut inp, coeff) = (strip(whole.initial()), strip(whole.coeff()));
+    let (mut lap, mut flx, mut fly) = (vec0(ny * w), vec0(ny * w), vec0(ny * w));
+    let mut out = inp.clone();
+    let at = |y: usize, e: usize| y * w + e;
+    let (up, down) = (|y: usize| (y + ny - 1) % ny, |y: usize| (y + 1) % ny);
+    let limit = |f: f64, g: f64| if f * g > 0.0 { 0.0 } else { f };
+    for _ in 0..o.iters {
+        for y in 0..ny {
+            for e in (0..w).filter(|e| (1..nx - 1).contains(&(e % nx))) {
+                let c = at(y, e);
+                let around = inp[c + 1] + inp[c - 1] + inp[at(down(y), e)] + inp[at(up(y), e)];
+                lap[c] = 4.0 * inp[c] - around;
+            }
+        }
+        for y in 0..ny {
+            for e in (0..w).filter(|e| (1..nx - 2).contains(&(e % nx))) {
+                let (c, s) = (at(y, e), at(down(y), e));
+                flx[c] = limit(lap[c + 1] - lap[c], inp[c + 1] - inp[c]);
+                fly[c] = limit(lap[s] - lap[c], inp[s] - inp[c]);
+            }
+        }
+        for y in 0..ny {
+            for e in (0..w).filter(|e| (2..nx - 2).contains(&(e % nx))) {
+                let (c, n) = (at(y, e), at(up(y), e));
+                let divergence = (flx[c] - flx[c - 1]) + (fly[c] - fly[n]);
+                out[c] = inp[c] - coeff[c] * divergence;
+            }
+        }
+        std::mem::swap(&mut inp, &mut out);
+        out.copy_from_slice(&inp); // the frame stays as it is
+    }
+    inp
+}
+
+fn vec0(n: usize) -> Vec<f64> {
+    std::vec![0.0; n]
+}
+
+/// Compares a band's rows (`got`, halos included) with the reference,
+/// bitwise (the same operations in the same order).
+pub fn check(o: &Options, band: &Band, got: &[f64]) -> Result<(), String> {
+    let want = reference(o);
+    let (nx, w) = (o.nx as usize, o.width());
+    for r in 1..=band.rows() as usize {
+        let y = band.start as usize + r - 1;
+        let (g, t) = (&got[r * w..(r + 1) * w], &want[y * w..(y + 1) * w]);
+        if let Some(e) = (0..w).find(|&e| g[e].to_bits() != t[e].to_bits()) {
+            return Err(format!(
+                "point x {}, y {y}, z {}: {} but the CPU reference has {}",
+                e % nx,
+                e / nx,
+                g[e],
+                t[e]
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One measured run, as printed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The program and its variant.
+    pub program: String,
+    /// Where it ran (`gpu` or `emulator`).
+    pub backend: String,
+    /// Processes (GPUs).
+    pub processes: u32,
+    /// Ranks or blocks per process.
+    pub units: u32,
+    /// What the units are: "ranks" or "blocks".
+    pub unit: &'static str,
+    /// The options it ran with.
+    pub options: Options,
+    /// Seconds of the iterations, from the device clock.
+    pub seconds: f64,
+    /// "correct", "not checked", or why not.
+    pub checked: String,
+}
+
+impl Outcome {
+    /// The outcome as the programs print it: a sentence, or a CSV header
+    /// and row (with `--csv`).
+    pub fn render(&self) -> Result<String, String> {
+        let o = &self.options;
+        if !o.csv {
+            return Ok(format!(
+                "{}: {} x {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, {}\n",
+                self.program, o.nx, o.ny, o.nz, o.iters, self.processes, self.units, self.unit,
+                o.threads, self.backend, self.seconds,
+                1e3 * self.seconds / o.iters.max(1) as f64, self.checked
+            ));
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = [
+            "program",
+            "backend",
+            "processes",
+            "units",
+            "threads",
+            "nx",
+            "ny",
+            "nz",
+            "iters",
+            "seconds",
+            "check",
+        ];
+        let row = [
+            self.program.clone(),
+            self.backend.clone(),
+            self.processes.to_string(),
+            self.units.to_string(),
+            o.threads.to_string(),
+            o.nx.to_string(),
+            o.ny.to_string(),
+            o.nz.to_string(),
+            o.iters.to_string(),
+            format!("{:.6}", self.seconds),
+            self.checked.clone(),
+        ];
+        w.write_record(header)
+            .and_then(|_| w.write_record(&row))
+            .map_err(|e| e.to_string())?;
+        let bytes = w.into_inner().map_err(|e| e.to_string())?;
+        String::from_utf8(bytes).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(args: &[&str]) -> Result<Options, String> {
+        Options::from_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn check_finds_a_changed_point() {
+        let o = options(&["--nx", "9", "--ny", "7", "--nz", "2", "--iters", "3"]).unwrap();
+        let band = Band::of_ranks(&o, 1, 1, 2);
+        assert_eq!((band.start, band.end), (3, 7));
+        let want = reference(&o);
+        let w = o.width();
+        // The band's rows and halos: grid rows 2 to 7 and 0 (periodic).
+        let mut mine = want[2 * w..7 * w].to_vec();
+        mine.extend_from_slice(&want[..w]);
+        assert_eq!(check(&o, &band, &mine), Ok(()));
+        mine[2 * w + 9 + 4] += 1e-12;
+        let err = check(&o, &band, &mine).unwrap_err();
+        assert!(err.starts_with("point x 4, y 4, z 1:"), "{err}");
+    }
+
+    #[test]
+    fn the_reference_diffuses_and_keeps_the_frame() {
+        let o = options(&["--nx", "12", "--ny", "6", "--nz", "1", "--iters", "4"]).unwrap();
+        let whole = Band::of_ranks(&o, 0, 1, 1);
+        let start = whole.initial()[12..7 * 12].to_vec();
+        let end = reference(&o);
+        let spread = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>();
+        assert!(spread(&end) < spread(&start), "diffusion smooths the field");
+        for y in 0..6 {
+            for x in [0, 1, 10, 11] {
+                assert_eq!(end[y * 12 + x], start[y * 12 + x], "frame at x {x}, y {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_options_are_named() {
+        assert!(options(&["--nx", "4"]).unwrap_err().contains("nx ≥ 5"));
+        assert!(options(&["--threads", "96"])
+            .unwrap_err()
+            .contains("power of two"));
+        assert!(options(&["--bogus"])
+            .unwrap_err()
+            .contains("unknown option `--bogus`"));
+        assert!(
+            options(&["--nx", "16", "--ny", "8", "--nz", "2", "--iters", "3"])
+                .unwrap()
+                .check
+        );
+        assert!(
+            !options(&[]).unwrap().check,
+            "the default grid is not checked"
+        );
+    }
+}

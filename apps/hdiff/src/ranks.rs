@@ -1,0 +1,126 @@
+//! The dcuda version: one persistent kernel, a rank per block, each rank
+//! owning a band of rows and exchanging the halos of each stage with
+//! notified puts as soon as it has computed them.
+
+use crate::compute::{fluxes, laplacian, output, split, Shape, Work};
+use dcuda_device::{rank, DeviceSlice, Max, Rank};
+
+/// Arguments of [`hdiff`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HdiffArgs {
+    /// The process's fields' shape: its rows and two halo rows.
+    pub shape: Shape,
+    /// The state, in and out by turns: both hold the initial state; the
+    /// result is in `a` after an even number of iterations, in `b` after
+    /// an odd one.
+    pub a: DeviceSlice<f64>,
+    /// See `a`.
+    pub b: DeviceSlice<f64>,
+    /// The intermediate fields and the coefficient.
+    pub work: Work,
+    /// Rows of the whole grid (none are halos: periodic in y).
+    pub ny: u32,
+    /// Iterations.
+    pub iters: u32,
+    /// Written by world rank 0: the nanoseconds of the iterations, the
+    /// longest of any rank's device clock from the barrier before them to
+    /// the barrier after them.
+    pub elapsed: DeviceSlice<u64>,
+}
+
+/// The notification tags: a stage's, told apart from the next iteration's.
+fn tag(stage: u32, k: u32) -> u32 {
+    2 * stage + k % 2
+}
+const OUT: u32 = 0;
+const LAP: u32 = 1;
+const FLY: u32 = 2;
+
+// ANCHOR: hdiff
+#[rank]
+pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let shape = args.shape;
+    let w = shape.width();
+    // The process's rows start at its first rank's; the world's ranks of
+    // one process are consecutive.
+    let base = split(args.ny, n, me - rank.device().rank()).0;
+    let (start, end) = split(args.ny, n, me);
+    let (above, below) = ((me + n - 1) % n, (me + 1) % n);
+    let rows_above = split(args.ny, n, above);
+    let bottom_halo_above = (rows_above.1 - rows_above.0 + 1) as usize * w;
+
+    // Each rank's windows are its rows and two halo rows; neighbours of one
+    // process overlap, so a halo put there only notifies.
+    let (lo, hi) = ((start - base) as usize, (end - base) as usize);
+    let window = |field: DeviceSlice<f64>| field.slice(lo * w..(hi + 2) * w);
+    let states = [
+        rank.win_create(world, window(args.a)),
+        rank.win_create(world, window(args.b)),
+    ];
+    let lap_win = rank.win_create(world, window(args.work.lap));
+    let fly_win = rank.win_create(world, window(args.work.fly));
+    let rows = (lo + 1, hi + 1); // the rank's rows in the process's fields
+    let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
+    let threads = rank.threads_per_rank() as usize;
+    let work = args.work;
+
+    rank.barrier(world);
+    let started = rank.timestamp();
+    for k in 0..args.iters {
+        let (inp, out) = if k % 2 == 0 {
+            (args.a, args.b)
+        } else {
+            (args.b, args.a)
+        };
+        // SAFETY (the three stages): a rank writes only its rows of a field
+        // and reads its rows and the halos that the waits before made
+        // current; a neighbour writes them again only after notifications
+        // that this rank sends after reading them.
+        rank.trace("laplacian", |rank| {
+            rank.threads(|t| unsafe {
+                laplacian(shape, inp, work.lap, rows, (t.index() as usize, threads))
+            })
+        });
+        // Fluxes in y need the Laplacian of the row below the band.
+        rank.put_notify(
+            lap_win,
+            above,
+            bottom_halo_above,
+            row(work.lap, rows.0),
+            tag(LAP, k),
+        );
+        rank.wait_notifications(tag(LAP, k), 1);
+        rank.trace("fluxes", |rank| {
+            rank.threads(|t| unsafe {
+                fluxes(shape, inp, work, rows, (t.index() as usize, threads))
+            })
+        });
+        // The output needs the y flux of the row above the band.
+        rank.put_notify(fly_win, below, 0, row(work.fly, rows.1 - 1), tag(FLY, k));
+        rank.wait_notifications(tag(FLY, k), 1);
+        rank.trace("output", |rank| {
+            rank.threads(|t| unsafe {
+                output(shape, inp, work, out, rows, (t.index() as usize, threads))
+            })
+        });
+        // The next Laplacian needs the new state of the rows on both sides.
+        let win = states[(k as usize + 1) % 2];
+        rank.put_notify(win, above, bottom_halo_above, row(out, rows.0), tag(OUT, k));
+        rank.put_notify(win, below, 0, row(out, rows.1 - 1), tag(OUT, k));
+        rank.wait_notifications(tag(OUT, k), 2);
+    }
+    rank.barrier(world);
+    let elapsed = rank.timestamp() - started;
+    let longest = rank.allreduce(world, elapsed, Max);
+    if me == 0 {
+        // SAFETY: world rank 0 alone writes it, uniformly.
+        unsafe { args.elapsed.write(0, longest) };
+    }
+    for win in [states[0], states[1], lap_win, fly_win] {
+        rank.win_free(win);
+    }
+}
+// ANCHOR_END: hdiff

@@ -1,0 +1,90 @@
+//! The application and its baselines as a user runs them, on small grids:
+//! alone and under `mpirun -np 2` (on the emulator unless a GPU is there),
+//! each checked bitwise against the CPU reference.
+
+use app_support::testing::{run_checked as run, run_failing};
+
+/// Odd sizes: the rows do not divide evenly among the ranks.
+const GRID: [&str; 10] = [
+    "--nx",
+    "13",
+    "--ny",
+    "23",
+    "--nz",
+    "3",
+    "--iters",
+    "7",
+    "--threads",
+    "32",
+];
+
+fn with(extra: &[&'static str]) -> Vec<&'static str> {
+    GRID.iter().chain(extra).copied().collect()
+}
+
+#[test]
+fn hdiff_alone() {
+    let text = run(None, env!("CARGO_BIN_EXE_hdiff"), &GRID);
+    assert!(text.contains("1 process(es) x 4 ranks"), "{text}");
+}
+
+#[test]
+fn hdiff_one_rank() {
+    run(None, env!("CARGO_BIN_EXE_hdiff"), &with(&["--ranks", "1"]));
+}
+
+#[test]
+fn hdiff_spans_two_processes() {
+    let text = run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &GRID);
+    assert!(text.contains("2 process(es) x 4 ranks"), "{text}");
+}
+
+#[test]
+fn baselines_alone() {
+    run(
+        None,
+        env!("CARGO_BIN_EXE_hdiff_mpi"),
+        &with(&["--ranks", "3"]),
+    );
+    run(
+        None,
+        env!("CARGO_BIN_EXE_hdiff_mpi"),
+        &with(&["--ranks", "3", "--overlap"]),
+    );
+}
+
+#[test]
+fn baselines_span_two_processes() {
+    let text = run(
+        Some(2),
+        env!("CARGO_BIN_EXE_hdiff_mpi"),
+        &with(&["--ranks", "3"]),
+    );
+    assert!(text.contains("2 process(es) x 3 blocks"), "{text}");
+    run(
+        Some(2),
+        env!("CARGO_BIN_EXE_hdiff_mpi"),
+        &with(&["--ranks", "3", "--overlap"]),
+    );
+}
+
+#[test]
+fn too_many_ranks_is_an_error() {
+    let text = run_failing(
+        env!("CARGO_BIN_EXE_hdiff"),
+        &[
+            "--nx",
+            "8",
+            "--ny",
+            "4",
+            "--nz",
+            "1",
+            "--threads",
+            "32",
+            "--ranks",
+            "5",
+        ],
+        8,
+    );
+    assert!(text.contains("5 ranks for 4 rows"), "{text}");
+}
