@@ -50,7 +50,7 @@ done
 if [ -d .gpu-before ]; then
   cp -r .gpu-before "$bundle/bench-before"
 fi
-cp scripts/gpu-lib.sh scripts/gpu-run.sh scripts/gpu-world.sh scripts/gpu-jacobi.sh "$bundle/"
+cp scripts/gpu-*.sh "$bundle/"
 mkdir -p "$bundle/baselines"
 cp apps/*/baselines/*.cu "$bundle/baselines/"
 git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
