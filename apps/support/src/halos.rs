@@ -97,10 +97,12 @@ impl<T: DeviceCopy> RowHalos<T> {
             std::slice::from_raw_parts_mut(s.host_ptr().add(k * w), w)
         });
         if up {
-            self.job.sendrecv(send_up, above, from_below, below)?;
+            self.job
+                .sendrecv(send_up, Some(above), from_below, Some(below))?;
         }
         if down {
-            self.job.sendrecv(send_down, below, from_above, above)?;
+            self.job
+                .sendrecv(send_down, Some(below), from_above, Some(above))?;
         }
         // SAFETY: as above; work queued later on `stream` runs after these
         // copies, and the staging is not reused before the stream has

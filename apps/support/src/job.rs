@@ -43,18 +43,22 @@ impl Job {
     }
 
     /// Sends `send` to process `to` and receives `recv` from `from`
-    /// (`MPI_Sendrecv`, as bytes).
+    /// (`MPI_Sendrecv`, as bytes); `None` is nobody (`MPI_PROC_NULL`): no
+    /// send, or no receive.
     pub fn sendrecv<T: DeviceCopy>(
         &self,
         send: &[T],
-        to: i32,
+        to: Option<i32>,
         recv: &mut [T],
-        from: i32,
+        from: Option<i32>,
     ) -> Res<()> {
         let bytes = |n: usize| -> Res<i32> {
             i32::try_from(n * size_of::<T>())
                 .map_err(|_| format!("MPI_Sendrecv: {n} elements exceed an MPI count").into())
         };
+        // SAFETY: a constant of the MPI library.
+        let nobody = unsafe { mpi_sys::RSMPI_PROC_NULL };
+        let (to, from) = (to.unwrap_or(nobody), from.unwrap_or(nobody));
         // SAFETY: MPI is initialised (the runtime did it for the job); the
         // buffers hold the byte counts given; `T` is plain data.
         let code = unsafe {

@@ -1,0 +1,86 @@
+//! The host-driven baseline's kernels: the same step as the rank kernel,
+//! launched once per time step over a rectangle split in rows among the
+//! blocks, and the packing of the columns that go to other processes.
+
+use crate::compute::{copy_column, step, TimeStep};
+use crate::layout::{split, Fields, Rect};
+use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
+use dcuda_device::kernel::KernelParam;
+use dcuda_device::{kernel, DeviceSlice};
+
+/// One launch of [`panfilov_step`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct StepArgs {
+    /// The process's fields' shape.
+    pub fields: Fields,
+    /// The excitation before the step.
+    pub old: DeviceSlice<f64>,
+    /// The excitation after it.
+    pub new: DeviceSlice<f64>,
+    /// The recovery variable, updated in place.
+    pub r: DeviceSlice<f64>,
+    /// The points the launch steps; its rows are split among the blocks.
+    pub rect: Rect,
+    /// The time step.
+    pub step: TimeStep,
+}
+
+// SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
+unsafe impl KernelParam for StepArgs {}
+
+// ANCHOR: kernel
+/// One time step over `args.rect`.
+///
+/// # Safety
+/// The launch contract: the slices are live device memory of the fields'
+/// shape, and no other work touches what the step reads or writes.
+#[kernel]
+pub unsafe fn panfilov_step(args: StepArgs) {
+    let (b, blocks) = (block_idx().x, grid_dim().x);
+    let rows = split(args.rect.height(), blocks, b);
+    let rect = Rect {
+        y0: args.rect.y0 + rows.0,
+        y1: args.rect.y0 + rows.1,
+        ..args.rect
+    };
+    let thread = (thread_idx().x as usize, block_dim().x as usize);
+    step(
+        args.fields,
+        (args.old, args.new, args.r),
+        rect,
+        args.step,
+        thread,
+    );
+}
+// ANCHOR_END: kernel
+
+/// Packs (`pack` 1) column `col`, rows 1 to `height`, of `field` into
+/// `column`, or unpacks it (`pack` 0).
+///
+/// # Safety
+/// As [`panfilov_step`]; one block.
+#[kernel]
+pub unsafe fn panfilov_column(
+    fields: Fields,
+    field: DeviceSlice<f64>,
+    col: u32,
+    column: DeviceSlice<f64>,
+    pack: u32,
+) {
+    let thread = (thread_idx().x as usize, block_dim().x as usize);
+    let rows = (1, fields.height + 1);
+    copy_column(fields, field, (col, rows), column, pack != 0, thread);
+}
+
+/// Writes the device clock (`%globaltimer`, ns) to `out[at]`.
+///
+/// # Safety
+/// `out` is live device memory; launch one thread.
+#[kernel]
+pub unsafe fn clock_stamp(out: DeviceSlice<u64>, at: u32) {
+    out.write(at as usize, global_timer());
+}
+
+// SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
+unsafe impl KernelParam for Fields {}

@@ -1,0 +1,160 @@
+//! The compute that the dcuda version and the baselines share: one
+//! thread's part of a time step over a rectangle, and the packing of a
+//! ghost column.
+
+use crate::layout::{Fields, Rect};
+use dcuda_device::DeviceSlice;
+
+/// The model's constants (Aliev and Panfilov 1996, as in the classic
+/// cardiac-simulation code).
+pub mod model {
+    /// Excitation threshold.
+    pub const A: f64 = 0.1;
+    /// Recovery parameter.
+    pub const B: f64 = 0.1;
+    /// Reaction rate.
+    pub const KK: f64 = 8.0;
+    /// Recovery rate parameters.
+    pub const M1: f64 = 0.07;
+    /// See `M1`.
+    pub const M2: f64 = 0.3;
+    /// Recovery time scale.
+    pub const EPSILON: f64 = 0.01;
+    /// Diffusion coefficient.
+    pub const D: f64 = 5e-5;
+}
+
+/// The time step and the diffusion number of a grid of `n` points a side.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeStep {
+    /// The time step: 95% of the explicit scheme's stability limit.
+    pub dt: f64,
+    /// `D·dt/dx²`.
+    pub alpha: f64,
+}
+
+impl TimeStep {
+    /// The classic code's choice for a grid of `n` points a side
+    /// (`dx = 1/(n−1)`).
+    pub fn for_grid(n: u32) -> TimeStep {
+        use model::*;
+        let dx = 1.0 / (n.max(2) - 1) as f64;
+        let rp = KK * (B + 1.0) * (B + 1.0) / 4.0;
+        let dte = (dx * dx) / (D * 4.0 + (dx * dx) * (rp + KK));
+        let dtr = 1.0 / (EPSILON + ((M1 / M2) * rp));
+        let dt = 0.95 * if dte < dtr { dte } else { dtr };
+        TimeStep {
+            dt,
+            alpha: D * dt / (dx * dx),
+        }
+    }
+}
+
+/// One point's step: the excitation `e` after diffusion (`lap` the sum of
+/// the four neighbours), then both fields after the reaction.
+#[inline(always)]
+pub fn point(e: f64, lap: f64, r: f64, s: TimeStep) -> (f64, f64) {
+    use model::*;
+    let e = e + s.alpha * (lap - 4.0 * e);
+    let e = e - s.dt * (KK * e * (e - A) * (e - 1.0) + e * r);
+    let r = r + s.dt * (EPSILON + M1 * r / (e + M2)) * (-r - KK * e * (e - B - 1.0));
+    (e, r)
+}
+
+// ANCHOR: step
+/// Thread `thread` of `threads` steps its points of `rect`: `old` → `new`
+/// for the excitation, the recovery `r` in place. Where the process's
+/// side is the grid's boundary, the point one in from the edge is also
+/// written to the ghost point it mirrors (no flux).
+///
+/// # Safety
+/// While it runs, nothing writes `old` in `rect` and the ring around it,
+/// and nothing else touches this thread's points of `new` and `r` or the
+/// ghost points they mirror to.
+#[inline(always)]
+pub unsafe fn step(
+    fields: Fields,
+    (old, new, r): (DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
+    rect: Rect,
+    s: TimeStep,
+    (thread, threads): (usize, usize),
+) {
+    // One check up front; the loop below stays within it.
+    assert!(
+        rect.x0 >= 1
+            && rect.y0 >= 1
+            && rect.x0 <= rect.x1
+            && rect.y0 <= rect.y1
+            && rect.x1 <= fields.width + 1
+            && rect.y1 <= fields.height + 1
+            && [old, new, r].iter().all(|f| f.len() >= fields.len()),
+        "aliev_panfilov: a rectangle outside the fields"
+    );
+    let p = fields.pitch();
+    let (w, n) = (
+        rect.width() as usize,
+        rect.width() as usize * rect.height() as usize,
+    );
+    let (o, e_out, r_io) = (old.as_ptr(), new.as_mut_ptr(), r.as_mut_ptr());
+    let mirror = |side: u32| fields.edges & side != 0;
+    let mut k = thread;
+    while k < n {
+        let (j, i) = (rect.y0 as usize + k / w, rect.x0 as usize + k % w);
+        let c = j * p + i;
+        let lap = *o.add(c + 1) + *o.add(c - 1) + *o.add(c + p) + *o.add(c - p);
+        let (e, rr) = point(*o.add(c), lap, *r_io.add(c), s);
+        *e_out.add(c) = e;
+        *r_io.add(c) = rr;
+        if i == 2 && mirror(Fields::WEST) {
+            *e_out.add(j * p) = e;
+        }
+        if i == fields.width as usize - 1 && mirror(Fields::EAST) {
+            *e_out.add(j * p + p - 1) = e;
+        }
+        if j == 2 && mirror(Fields::NORTH) {
+            *e_out.add(i) = e;
+        }
+        if j == fields.height as usize - 1 && mirror(Fields::SOUTH) {
+            *e_out.add((fields.height as usize + 1) * p + i) = e;
+        }
+        k += threads;
+    }
+}
+// ANCHOR_END: step
+
+/// Copies column `col` of `field`, rows `rows`, to `column` (`pack`) or
+/// back (`!pack`); this thread's elements.
+///
+/// # Safety
+/// Nothing else touches the elements this thread copies while it runs.
+#[inline(always)]
+pub unsafe fn copy_column(
+    fields: Fields,
+    field: DeviceSlice<f64>,
+    (col, rows): (u32, (u32, u32)),
+    column: DeviceSlice<f64>,
+    pack: bool,
+    (thread, threads): (usize, usize),
+) {
+    let n = (rows.1 - rows.0) as usize;
+    assert!(
+        col <= fields.width + 1
+            && rows.0 <= rows.1
+            && rows.1 <= fields.height + 2
+            && column.len() >= n
+            && field.len() >= fields.len(),
+        "aliev_panfilov: a column outside the fields"
+    );
+    let (f, c) = (field.as_mut_ptr(), column.as_mut_ptr());
+    let mut k = thread;
+    while k < n {
+        let at = (rows.0 as usize + k) * fields.pitch() + col as usize;
+        if pack {
+            *c.add(k) = *f.add(at);
+        } else {
+            *f.add(at) = *c.add(k);
+        }
+        k += threads;
+    }
+}

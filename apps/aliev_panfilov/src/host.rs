@@ -1,0 +1,442 @@
+//! What the programs share on the host: options, the decomposition, the
+//! initial state, the CPU reference, the check and the report. Not part
+//! of the PTX build.
+
+use crate::compute::{point, TimeStep};
+use crate::layout::{Fields, Layout};
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// The programs' options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Interior points in x and y (`--size N` sets both, or `--nx`, `--ny`).
+    pub nx: u32,
+    /// See `nx`.
+    pub ny: u32,
+    /// Time steps (`--iters`).
+    pub iters: u32,
+    /// Threads per rank or block (`--threads`, a power of two from 32 to
+    /// 1024).
+    pub threads: u32,
+    /// Ranks (dcuda) or blocks (baseline) per GPU at most (`--ranks`);
+    /// `None`: as many as fit at once. The dcuda program arranges them in
+    /// a grid and may use fewer.
+    pub units: Option<u32>,
+    /// Processes along x (`--procs-x`, default 1: processes split the rows).
+    pub procs_x: u32,
+    /// Ranks of a process along x (`--ranks-x`; default: the grid of
+    /// ranks whose tiles are the squarest).
+    pub ranks_x: Option<u32>,
+    /// The baseline overlaps the halo exchange with the interior
+    /// (`--overlap`).
+    pub overlap: bool,
+    /// Print a CSV header and row instead of a sentence (`--csv`).
+    pub csv: bool,
+    /// The most registers a thread of the dcuda program may use
+    /// (`--max-registers`, default 128); the baseline loads uncapped.
+    pub max_registers: u32,
+    /// Compare with the CPU reference (`--check`, `--no-check`); by
+    /// default for grids small enough to compute on the CPU in seconds.
+    pub check: bool,
+}
+
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --overlap, --csv, --check | --no-check";
+
+impl Options {
+    /// Parses the command line.
+    pub fn parse() -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1))
+    }
+
+    /// Parses `args` (without the program's name).
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+        let mut o = Options {
+            nx: 4096,
+            ny: 4096,
+            iters: 1000,
+            threads: 256,
+            units: None,
+            procs_x: 1,
+            ranks_x: None,
+            overlap: false,
+            csv: false,
+            max_registers: 128,
+            check: false,
+        };
+        let mut check = None;
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut number = |name: &str| -> Result<u32, String> {
+                let v = args
+                    .next()
+                    .ok_or(format!("{name} needs a value; {USAGE}"))?;
+                v.parse()
+                    .map_err(|_| format!("{name}: `{v}` is not a number; {USAGE}"))
+            };
+            match arg.as_str() {
+                "--size" => {
+                    let n = number("--size")?;
+                    (o.nx, o.ny) = (n, n);
+                }
+                "--nx" => o.nx = number("--nx")?,
+                "--ny" => o.ny = number("--ny")?,
+                "--iters" => o.iters = number("--iters")?,
+                "--threads" => o.threads = number("--threads")?,
+                "--ranks" => o.units = Some(number("--ranks")?),
+                "--procs-x" => o.procs_x = number("--procs-x")?,
+                "--ranks-x" => o.ranks_x = Some(number("--ranks-x")?),
+                "--max-registers" => o.max_registers = number("--max-registers")?,
+                "--overlap" => o.overlap = true,
+                "--csv" => o.csv = true,
+                "--check" => check = Some(true),
+                "--no-check" => check = Some(false),
+                other => return Err(format!("unknown option `{other}`; {USAGE}")),
+            }
+        }
+        if o.nx < 2 || o.ny < 2 {
+            return Err(format!(
+                "the grid needs at least 2 × 2 interior points, got {} × {}",
+                o.nx, o.ny
+            ));
+        }
+        if !o.threads.is_power_of_two() || !(32..=1024).contains(&o.threads) {
+            return Err(format!(
+                "--threads must be a power of two from 32 to 1024, got {}",
+                o.threads
+            ));
+        }
+        if !(16..=255).contains(&o.max_registers) {
+            return Err(format!(
+                "--max-registers must be from 16 to 255, got {}",
+                o.max_registers
+            ));
+        }
+        if o.units == Some(0) || o.procs_x == 0 || o.ranks_x == Some(0) {
+            return Err("--ranks, --procs-x and --ranks-x must be at least 1".into());
+        }
+        let work = o.nx as u64 * o.ny as u64 * o.iters as u64;
+        o.check = check.unwrap_or(work <= 1 << 28);
+        Ok(o)
+    }
+
+    /// How the dcuda program loads its module.
+    pub fn load_options(&self) -> dcuda::LoadOptions {
+        dcuda::LoadOptions::default().max_registers(self.max_registers)
+    }
+
+    /// The time step of the grid (by its x extent, as the classic code).
+    pub fn time_step(&self) -> TimeStep {
+        TimeStep::for_grid(self.nx)
+    }
+
+    /// The decomposition over `procs` processes of at most `units` ranks
+    /// each, or why there is none: every process's part and every tile at
+    /// least 2 × 2 points (a ghost point mirrors the point two in), the
+    /// processes a grid of `procs_x` columns.
+    pub fn layout(&self, procs: u32, units: u32) -> Result<Layout, String> {
+        if procs % self.procs_x != 0 {
+            return Err(format!(
+                "--procs-x {} does not divide {procs} processes",
+                self.procs_x
+            ));
+        }
+        let procs_y = procs / self.procs_x;
+        let (part_w, part_h) = (self.nx / self.procs_x, self.ny / procs_y);
+        let (ranks_x, ranks_y) = match self.ranks_x {
+            Some(rx) if rx <= units => (rx, units / rx),
+            Some(rx) => {
+                return Err(format!(
+                    "--ranks-x {rx} exceeds the {units} ranks a process has"
+                ))
+            }
+            None => rank_grid(units, part_w, part_h),
+        };
+        let layout = Layout {
+            nx: self.nx,
+            ny: self.ny,
+            procs_x: self.procs_x,
+            procs_y,
+            ranks_x,
+            ranks_y,
+        };
+        let (wx, wy) = layout.world();
+        if self.nx < 2 * wx || self.ny < 2 * wy {
+            return Err(format!(
+                "{wx} × {wy} tiles for {} × {} points: every tile needs 2 × 2 (pass --ranks or --ranks-x)",
+                self.nx, self.ny
+            ));
+        }
+        Ok(layout)
+    }
+}
+
+/// The grid of at most `units` ranks over a `w` × `h` part that uses the
+/// most ranks, and of those the squarest tiles.
+pub fn rank_grid(units: u32, w: u32, h: u32) -> (u32, u32) {
+    let aspect = |rx: u32, ry: u32| {
+        let (tw, th) = (w as f64 / rx as f64, h as f64 / ry as f64);
+        (tw / th).ln().abs()
+    };
+    (1..=units)
+        .map(|ry| (units / ry, ry))
+        .filter(|&(rx, ry)| 2 * rx <= w.max(2) && 2 * ry <= h.max(2))
+        .min_by(|a, b| {
+            (b.0 * b.1)
+                .cmp(&(a.0 * a.1))
+                .then(aspect(a.0, a.1).total_cmp(&aspect(b.0, b.1)))
+        })
+        .unwrap_or((1, 1))
+}
+
+/// The whole grid with its ghost ring, `(ny + 2) × (nx + 2)`.
+struct Grid {
+    nx: usize,
+    e: Vec<f64>,
+    r: Vec<f64>,
+}
+
+impl Grid {
+    /// The classic initial state: excited on the right half, refractory
+    /// on the bottom half; a spiral wave forms where they meet.
+    fn initial(nx: u32, ny: u32) -> Grid {
+        let (nx, ny) = (nx as usize, ny as usize);
+        let p = nx + 2;
+        let mut g = Grid {
+            nx,
+            e: std::vec![0.0; (ny + 2) * p],
+            r: std::vec![0.0; (ny + 2) * p],
+        };
+        for j in 1..=ny {
+            for i in 1..=nx {
+                g.e[j * p + i] = if i > nx / 2 { 1.0 } else { 0.0 };
+                g.r[j * p + i] = if j > ny / 2 { 1.0 } else { 0.0 };
+            }
+        }
+        mirror(&mut g.e, nx, ny);
+        g
+    }
+
+    /// The process `p`'s part of the state, ghost ring included.
+    fn part(&self, layout: &Layout, p: (u32, u32)) -> (Vec<f64>, Vec<f64>) {
+        let ((c0, _), (r0, _)) = layout.part(p);
+        let f = layout.fields(p);
+        let (pg, pf) = (self.nx + 2, f.pitch());
+        let cut = |v: &[f64]| {
+            let mut out = Vec::with_capacity(f.len());
+            for j in 0..f.height as usize + 2 {
+                let from = (r0 as usize + j) * pg + c0 as usize;
+                out.extend_from_slice(&v[from..from + pf]);
+            }
+            out
+        };
+        (cut(&self.e), cut(&self.r))
+    }
+}
+
+/// The ghost points of `e` set to the points two in (no flux).
+fn mirror(e: &mut [f64], nx: usize, ny: usize) {
+    let p = nx + 2;
+    for j in 1..=ny {
+        e[j * p] = e[j * p + 2];
+        e[j * p + nx + 1] = e[j * p + nx - 1];
+    }
+    for i in 1..=nx {
+        e[i] = e[2 * p + i];
+        e[(ny + 1) * p + i] = e[(ny - 1) * p + i];
+    }
+}
+
+/// Process `p`'s initial excitation and recovery, ghost ring included.
+pub fn initial(layout: &Layout, p: (u32, u32)) -> (Vec<f64>, Vec<f64>) {
+    Grid::initial(layout.nx, layout.ny).part(layout, p)
+}
+
+/// The CPU reference: the whole grid's excitation and recovery (ghost
+/// ring included) after `iters` steps, in the kernels' order of
+/// operations.
+fn reference(o: &Options) -> Grid {
+    let mut g = Grid::initial(o.nx, o.ny);
+    let (nx, ny, p) = (o.nx as usize, o.ny as usize, o.nx as usize + 2);
+    let s = o.time_step();
+    let mut new = g.e.clone();
+    for _ in 0..o.iters {
+        for j in 1..=ny {
+            for i in 1..=nx {
+                let c = j * p + i;
+                let old = &g.e;
+                let lap = old[c + 1] + old[c - 1] + old[c + p] + old[c - p];
+                let (e, r) = point(old[c], lap, g.r[c], s);
+                new[c] = e;
+                g.r[c] = r;
+            }
+        }
+        mirror(&mut new, nx, ny);
+        std::mem::swap(&mut g.e, &mut new);
+    }
+    g
+}
+
+/// Compares process `p`'s interior (`e` and `r`, ghost ring included)
+/// with the reference, bitwise (the same operations in the same order).
+pub fn check(
+    o: &Options,
+    layout: &Layout,
+    p: (u32, u32),
+    e: &[f64],
+    r: &[f64],
+) -> Result<(), String> {
+    let (want_e, want_r) = reference(o).part(layout, p);
+    let f: Fields = layout.fields(p);
+    let ((c0, _), (r0, _)) = layout.part(p);
+    for (name, got, want) in [("e", e, &want_e), ("r", r, &want_r)] {
+        for j in 1..=f.height as usize {
+            for i in 1..=f.width as usize {
+                let c = j * f.pitch() + i;
+                if got[c].to_bits() != want[c].to_bits() {
+                    return Err(format!(
+                        "{name} at x {}, y {}: {} but the CPU reference has {}",
+                        c0 as usize + i - 1,
+                        r0 as usize + j - 1,
+                        got[c],
+                        want[c]
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One measured run, as printed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The program and its variant.
+    pub program: String,
+    /// Where it ran (`gpu` or `emulator`).
+    pub backend: String,
+    /// The decomposition it ran.
+    pub layout: Layout,
+    /// "ranks" or "blocks" (the baseline's blocks per launch: `layout`'s
+    /// ranks of a process).
+    pub unit: &'static str,
+    /// The options it ran with.
+    pub options: Options,
+    /// Seconds of the steps, from the device clock.
+    pub seconds: f64,
+    /// "correct", "not checked", or why not.
+    pub checked: String,
+}
+
+impl Outcome {
+    /// The outcome as the programs print it: a sentence, or a CSV header
+    /// and row (with `--csv`).
+    pub fn render(&self) -> Result<String, String> {
+        let (o, l) = (&self.options, &self.layout);
+        let procs = l.procs_x * l.procs_y;
+        let units = l.ranks_per_process();
+        if !o.csv {
+            return Ok(format!(
+                "{}: {} x {} grid, {} steps on {procs} process(es) ({} x {}) x {units} {} ({} x {}) of {} threads ({}): {:.4} s, {:.3} ms per step, {}\n",
+                self.program, o.nx, o.ny, o.iters, l.procs_x, l.procs_y, self.unit,
+                l.ranks_x, l.ranks_y, o.threads, self.backend, self.seconds,
+                1e3 * self.seconds / o.iters.max(1) as f64, self.checked
+            ));
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = [
+            "program",
+            "backend",
+            "processes",
+            "procs_x",
+            "units",
+            "ranks_x",
+            "threads",
+            "nx",
+            "ny",
+            "iters",
+            "seconds",
+            "check",
+        ];
+        let row = [
+            self.program.clone(),
+            self.backend.clone(),
+            procs.to_string(),
+            l.procs_x.to_string(),
+            units.to_string(),
+            l.ranks_x.to_string(),
+            o.threads.to_string(),
+            o.nx.to_string(),
+            o.ny.to_string(),
+            o.iters.to_string(),
+            format!("{:.6}", self.seconds),
+            self.checked.clone(),
+        ];
+        w.write_record(header)
+            .and_then(|_| w.write_record(&row))
+            .map_err(|e| e.to_string())?;
+        let bytes = w.into_inner().map_err(|e| e.to_string())?;
+        String::from_utf8(bytes).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(args: &[&str]) -> Result<Options, String> {
+        Options::from_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn rank_grids_use_the_most_ranks_then_the_squarest_tiles() {
+        assert_eq!(rank_grid(4, 100, 100), (2, 2));
+        assert_eq!(rank_grid(6, 300, 200), (3, 2));
+        assert_eq!(rank_grid(7, 100, 100), (7, 1)); // all seven, in a row
+        assert_eq!(rank_grid(8, 4, 100), (1, 8));
+        assert_eq!(rank_grid(8, 5, 6), (2, 3)); // no tile under 2 × 2: six of eight
+    }
+
+    #[test]
+    fn layouts_place_every_rank_once_and_tile_the_grid() {
+        let o = options(&["--nx", "29", "--ny", "23", "--procs-x", "2"]).unwrap();
+        let l = o.layout(4, 6).unwrap();
+        assert_eq!((l.procs_x, l.procs_y, l.ranks_x * l.ranks_y), (2, 2, 6));
+        let mut points = 0;
+        for rank in 0..24 {
+            let at = l.position(rank);
+            assert_eq!(l.rank_at(at), rank);
+            let ((c0, c1), (r0, r1)) = l.tile(at);
+            points += (c1 - c0) * (r1 - r0);
+            // The tile lies in its process's part, at its offset there.
+            let ((pc0, pc1), (pr0, pr1)) = l.part(l.process_of(at));
+            assert!(pc0 <= c0 && c1 <= pc1 && pr0 <= r0 && r1 <= pr1);
+            assert_eq!(l.rect(at).x0, c0 - pc0 + 1);
+        }
+        assert_eq!(points, 29 * 23);
+        assert_eq!(l.fields((0, 0)).edges, Fields::WEST | Fields::NORTH);
+        assert_eq!(l.fields((1, 1)).edges, Fields::EAST | Fields::SOUTH);
+    }
+
+    #[test]
+    fn check_finds_a_changed_point() {
+        let o = options(&["--nx", "9", "--ny", "6", "--iters", "30"]).unwrap();
+        let l = o.layout(2, 1).unwrap();
+        let want = reference(&o);
+        let (mut e, r) = want.part(&l, (0, 1));
+        assert_eq!(check(&o, &l, (0, 1), &e, &r), Ok(()));
+        e[2 * 11 + 5] += 1e-9;
+        let err = check(&o, &l, (0, 1), &e, &r).unwrap_err();
+        assert!(err.starts_with("e at x 4, y 4:"), "{err}");
+    }
+
+    #[test]
+    fn the_wave_moves() {
+        let o = options(&["--size", "16", "--iters", "200"]).unwrap();
+        let start = Grid::initial(16, 16);
+        let end = reference(&o);
+        assert_ne!(start.e, end.e);
+        assert!(end.e.iter().chain(&end.r).all(|v| v.is_finite()));
+    }
+}

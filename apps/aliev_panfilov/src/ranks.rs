@@ -1,0 +1,189 @@
+//! The dcuda version: one persistent kernel, a rank per block, each rank
+//! owning a tile of the grid. Halo rows go by notified puts (within a GPU
+//! the tiles share the process's fields, so a halo put only notifies);
+//! halo columns within a GPU need only the notification, and between GPUs
+//! go packed.
+
+use crate::compute::{copy_column, step, TimeStep};
+use crate::layout::{Fields, Layout};
+use dcuda_device::{rank, DeviceSlice, Max, Rank};
+
+/// Arguments of [`aliev_panfilov`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PanfilovArgs {
+    /// The decomposition.
+    pub layout: Layout,
+    /// This process's fields' shape.
+    pub fields: Fields,
+    /// The excitation, old and new by turns: both hold the initial state;
+    /// the result is in `a` after an even number of steps, in `b` after an
+    /// odd one.
+    pub a: DeviceSlice<f64>,
+    /// See `a`.
+    pub b: DeviceSlice<f64>,
+    /// The recovery variable, updated in place.
+    pub r: DeviceSlice<f64>,
+    /// Columns received from other processes: for each rank of the
+    /// process, two steps' (by parity) west and east columns of
+    /// `column_len` each.
+    pub received: DeviceSlice<f64>,
+    /// Columns packed to send, in the same arrangement.
+    pub packed: DeviceSlice<f64>,
+    /// The longest column a tile has.
+    pub column_len: u32,
+    /// The time step.
+    pub step: TimeStep,
+    /// Steps.
+    pub iters: u32,
+    /// Written by world rank 0: the nanoseconds of the steps, the longest
+    /// of any rank's device clock from the barrier before them to the
+    /// barrier after them.
+    pub elapsed: DeviceSlice<u64>,
+}
+
+/// A rank's neighbours on the grid of tiles, if any: north, south, west,
+/// east.
+fn neighbours(layout: &Layout, (gx, gy): (u32, u32)) -> [Option<(u32, u32)>; 4] {
+    let (wx, wy) = layout.world();
+    [
+        (gy > 0).then(|| (gx, gy - 1)),
+        (gy + 1 < wy).then(|| (gx, gy + 1)),
+        (gx > 0).then(|| (gx - 1, gy)),
+        (gx + 1 < wx).then(|| (gx + 1, gy)),
+    ]
+}
+
+// ANCHOR: ranks
+#[rank]
+pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let (layout, fields) = (args.layout, args.fields);
+    let at = layout.position(me);
+    let rect = layout.rect(at);
+    let process = layout.process_of(at);
+    let p = fields.pitch();
+    let near = neighbours(&layout, at);
+    let count = near.iter().filter(|n| n.is_some()).count() as u32;
+
+    // A rank's state windows are its rows and the ghost rows around them,
+    // the fields' whole width; its column window, its received columns.
+    let (y0, y1) = (rect.y0 as usize, rect.y1 as usize);
+    let window = |f: DeviceSlice<f64>| f.slice((y0 - 1) * p..(y1 + 1) * p);
+    let states = [
+        rank.win_create(world, window(args.a)),
+        rank.win_create(world, window(args.b)),
+    ];
+    let len = args.column_len as usize;
+    let local = rank.device().rank() as usize;
+    let mine = |f: DeviceSlice<f64>| f.slice(local * 4 * len..(local + 1) * 4 * len);
+    let (received, packed) = (mine(args.received), mine(args.packed));
+    let columns = rank.win_create(world, received);
+    let slot = |parity: usize, east: bool| (2 * parity + east as usize) * len;
+    let threads = rank.threads_per_rank() as usize;
+    let (x0, x1) = (rect.x0 as usize, rect.x1 as usize);
+
+    rank.barrier(world);
+    let started = rank.timestamp();
+    for k in 0..args.iters {
+        let (old, new) = if k % 2 == 0 {
+            (args.a, args.b)
+        } else {
+            (args.b, args.a)
+        };
+        let parity = (k % 2) as usize;
+        rank.trace("compute", |rank| {
+            // SAFETY: the rank writes only its points (and the ghosts they
+            // mirror to) and reads its tile and the ring the waits before
+            // made current; neighbours write that ring again only after
+            // this rank's notification of the next step.
+            rank.threads(|t| unsafe {
+                step(
+                    fields,
+                    (old, new, args.r),
+                    rect,
+                    args.step,
+                    (t.index() as usize, threads),
+                )
+            })
+        });
+        // Packing reads points other threads computed.
+        rank.sync_threads();
+        let tag = k % 2;
+        for (side, n) in near.iter().enumerate() {
+            let Some(n) = *n else { continue };
+            let target = layout.rank_at(n);
+            match side {
+                // Rows: the first to the north's bottom ghost row, the last
+                // to the south's top ghost row.
+                0 | 1 => {
+                    let (from, to) = if side == 0 {
+                        (y0, (layout.rect(n).height() as usize + 1) * p)
+                    } else {
+                        (y1 - 1, 0)
+                    };
+                    let row = new.slice(from * p + x0..from * p + x1);
+                    rank.put_notify(states[(k as usize + 1) % 2], target, to + x0, row, tag);
+                }
+                // Columns: in this process the neighbour reads them where
+                // they are; to another, packed.
+                _ if layout.process_of(n) == process => rank.notify(world, target, tag),
+                _ => {
+                    let east = side == 3;
+                    let col = if east { x1 - 1 } else { x0 } as u32;
+                    let out = packed.slice(slot(parity, east)..slot(parity, east) + (y1 - y0));
+                    rank.threads(|t| unsafe {
+                        // SAFETY: this step's slot of the rank's own packing
+                        // area; the put two steps ago is done (its target
+                        // answered since).
+                        copy_column(
+                            fields,
+                            new,
+                            (col, (y0 as u32, y1 as u32)),
+                            out,
+                            true,
+                            (t.index() as usize, threads),
+                        )
+                    });
+                    // It arrives as the neighbour's column from the other side.
+                    rank.put_notify(columns, target, slot(parity, !east), out, tag);
+                }
+            }
+        }
+        rank.wait_notifications(tag, count);
+        // Columns from other processes into the ghost columns.
+        for (east, n) in [(false, near[2]), (true, near[3])] {
+            if n.is_some_and(|n| layout.process_of(n) != process) {
+                let col = if east { x1 } else { x0 - 1 } as u32;
+                let from = received.slice(slot(parity, east)..slot(parity, east) + (y1 - y0));
+                rank.threads(|t| unsafe {
+                    // SAFETY: the rank's own ghost column and received slot,
+                    // which the wait above made current.
+                    copy_column(
+                        fields,
+                        new,
+                        (col, (y0 as u32, y1 as u32)),
+                        from,
+                        false,
+                        (t.index() as usize, threads),
+                    )
+                });
+            }
+        }
+        // The next step reads ghost points other threads wrote.
+        rank.sync_threads();
+    }
+    rank.barrier(world);
+    let elapsed = rank.timestamp() - started;
+    let longest = rank.allreduce(world, elapsed, Max);
+    if me == 0 {
+        // SAFETY: world rank 0 alone writes it, uniformly.
+        unsafe { args.elapsed.write(0, longest) };
+    }
+    for win in [states[0], states[1]] {
+        rank.win_free(win);
+    }
+    rank.win_free(columns);
+}
+// ANCHOR_END: ranks

@@ -1,0 +1,80 @@
+//! The application and its baselines as a user runs them, on small grids:
+//! alone and under `mpirun -np 2` with the processes split in rows and in
+//! columns (on the emulator unless a GPU is there), each checked bitwise
+//! against the CPU reference.
+
+use app_support::testing::{run_checked as run, run_failing};
+
+/// Odd sizes: no split is even.
+const GRID: [&str; 8] = [
+    "--nx",
+    "29",
+    "--ny",
+    "23",
+    "--iters",
+    "9",
+    "--threads",
+    "32",
+];
+
+fn with(extra: &[&'static str]) -> Vec<&'static str> {
+    GRID.iter().chain(extra).copied().collect()
+}
+
+const DCUDA: &str = env!("CARGO_BIN_EXE_aliev_panfilov");
+const BASELINE: &str = env!("CARGO_BIN_EXE_aliev_panfilov_mpi");
+
+#[test]
+fn ranks_in_a_grid_alone() {
+    let text = run(None, DCUDA, &GRID);
+    assert!(text.contains("x 4 ranks (2 x 2)"), "{text}");
+    run(None, DCUDA, &with(&["--ranks", "1"]));
+    run(None, DCUDA, &with(&["--ranks-x", "4"]));
+}
+
+#[test]
+fn processes_split_in_rows() {
+    let text = run(Some(2), DCUDA, &GRID);
+    assert!(text.contains("2 process(es) (1 x 2)"), "{text}");
+}
+
+#[test]
+fn processes_split_in_columns() {
+    let text = run(Some(2), DCUDA, &with(&["--procs-x", "2"]));
+    assert!(text.contains("2 process(es) (2 x 1)"), "{text}");
+}
+
+#[test]
+fn baselines_alone() {
+    run(None, BASELINE, &with(&["--ranks", "3"]));
+    run(None, BASELINE, &with(&["--ranks", "3", "--overlap"]));
+}
+
+#[test]
+fn baselines_span_two_processes() {
+    for split in [&[][..], &["--procs-x", "2"][..]] {
+        for overlap in [&[][..], &["--overlap"][..]] {
+            let args: Vec<&str> = with(&["--ranks", "3"])
+                .into_iter()
+                .chain(split.iter().copied())
+                .chain(overlap.iter().copied())
+                .collect();
+            run(Some(2), BASELINE, &args);
+        }
+    }
+}
+
+#[test]
+fn bad_decompositions_are_errors() {
+    let text = run_failing(
+        DCUDA,
+        &["--size", "5", "--threads", "32", "--ranks-x", "3"],
+        4,
+    );
+    assert!(text.contains("3 × 1 tiles for 5 × 5 points"), "{text}");
+    let text = run_failing(BASELINE, &["--size", "8", "--procs-x", "2"], 4);
+    assert!(
+        text.contains("--procs-x 2 does not divide 1 processes"),
+        "{text}"
+    );
+}
