@@ -62,6 +62,10 @@ pub fn point(e: f64, lap: f64, r: f64, s: TimeStep) -> (f64, f64) {
     (e, r)
 }
 
+/// Points a thread loads before it stores any: enough loads in flight to
+/// cover memory latency at the low occupancy of a rank kernel.
+const BATCH: usize = 4;
+
 // ANCHOR: step
 /// Thread `thread` of `threads` steps its points of `rect`: `old` → `new`
 /// for the excitation, the recovery `r` in place. Where the process's
@@ -100,25 +104,40 @@ pub unsafe fn step(
     let mirror = |side: u32| fields.edges & side != 0;
     let mut k = thread;
     while k < n {
-        let (j, i) = (rect.y0 as usize + k / w, rect.x0 as usize + k % w);
-        let c = j * p + i;
-        let lap = *o.add(c + 1) + *o.add(c - 1) + *o.add(c + p) + *o.add(c - p);
-        let (e, rr) = point(*o.add(c), lap, *r_io.add(c), s);
-        *e_out.add(c) = e;
-        *r_io.add(c) = rr;
-        if i == 2 && mirror(Fields::WEST) {
-            *e_out.add(j * p) = e;
+        // BATCH points' loads before any store: stores could alias the
+        // loads, so the compiler would not move loads above them itself.
+        let mut points = [(0usize, 0usize, false, 0.0f64, 0.0f64); BATCH];
+        for (b, point_b) in points.iter_mut().enumerate() {
+            let kb = k + b * threads;
+            if kb < n {
+                let (j, i) = (rect.y0 as usize + kb / w, rect.x0 as usize + kb % w);
+                let c = j * p + i;
+                let lap = *o.add(c + 1) + *o.add(c - 1) + *o.add(c + p) + *o.add(c - p);
+                let (e, rr) = point(*o.add(c), lap, *r_io.add(c), s);
+                *point_b = (j, i, true, e, rr);
+            }
         }
-        if i == fields.width as usize - 1 && mirror(Fields::EAST) {
-            *e_out.add(j * p + p - 1) = e;
+        for (j, i, live, e, rr) in points {
+            if !live {
+                continue;
+            }
+            let c = j * p + i;
+            *e_out.add(c) = e;
+            *r_io.add(c) = rr;
+            if i == 2 && mirror(Fields::WEST) {
+                *e_out.add(j * p) = e;
+            }
+            if i == fields.width as usize - 1 && mirror(Fields::EAST) {
+                *e_out.add(j * p + p - 1) = e;
+            }
+            if j == 2 && mirror(Fields::NORTH) {
+                *e_out.add(i) = e;
+            }
+            if j == fields.height as usize - 1 && mirror(Fields::SOUTH) {
+                *e_out.add((fields.height as usize + 1) * p + i) = e;
+            }
         }
-        if j == 2 && mirror(Fields::NORTH) {
-            *e_out.add(i) = e;
-        }
-        if j == fields.height as usize - 1 && mirror(Fields::SOUTH) {
-            *e_out.add((fields.height as usize + 1) * p + i) = e;
-        }
-        k += threads;
+        k += BATCH * threads;
     }
 }
 // ANCHOR_END: step

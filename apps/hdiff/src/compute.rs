@@ -62,27 +62,44 @@ pub struct Work {
     pub coeff: DeviceSlice<f64>,
 }
 
-/// Runs `f(c, x)` for this thread's points of rows `rows` (`c` the index
-/// in the field, `x` the column) whose column is in `xs`. The thread takes
-/// every `threads`-th point of a row, so a warp reads consecutive points.
+/// Points a thread loads before it stores any: enough loads in flight to
+/// cover memory latency at the low occupancy of a rank kernel.
+const BATCH: usize = 4;
+
+/// Runs the stencil `load` (`c` the index in the fields, `x` the column)
+/// for this thread's points of rows `rows` whose column is in `xs`, and
+/// `store` with each result. The thread takes every `threads`-th point of
+/// a row, so a warp reads consecutive points, and loads [`BATCH`] points
+/// before it stores them (stores could alias the loads, so the compiler
+/// would not move loads above them itself).
 #[inline(always)]
-fn each_point(
+fn each_point<V: Copy + Default>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
     (thread, threads): (usize, usize),
-    mut f: impl FnMut(usize, u32),
+    load: impl Fn(usize, u32) -> V,
+    mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
     let mut j = rows.0;
     while j < rows.1 {
         let mut e = thread;
         while e < w {
-            let x = e as u32 % shape.nx;
-            if x >= xs.0 && x < xs.1 {
-                f(j * w + e, x);
+            let mut points = [(0usize, 0u32, false, V::default()); BATCH];
+            for (k, p) in points.iter_mut().enumerate() {
+                let at = e + k * threads;
+                let x = at as u32 % shape.nx;
+                if at < w && x >= xs.0 && x < xs.1 {
+                    *p = (j * w + at, x, true, load(j * w + at, x));
+                }
             }
-            e += threads;
+            for (c, x, live, v) in points {
+                if live {
+                    store(c, x, v);
+                }
+            }
+            e += BATCH * threads;
         }
         j += 1;
     }
@@ -118,10 +135,18 @@ pub unsafe fn laplacian(
 ) {
     check(shape, rows, &[inp, lap]);
     let (w, i, l) = (shape.width(), inp.as_ptr(), lap.as_mut_ptr());
-    each_point(shape, rows, (1, shape.nx - 1), thread, |c, _| {
+    let stencil = |c: usize, _| {
         let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
-        *l.add(c) = 4.0 * *i.add(c) - around;
-    });
+        4.0 * *i.add(c) - around
+    };
+    each_point(
+        shape,
+        rows,
+        (1, shape.nx - 1),
+        thread,
+        stencil,
+        |c, _, v| *l.add(c) = v,
+    );
 }
 
 /// A flux set to zero where it would run up the gradient of `inp` (the
@@ -154,12 +179,28 @@ pub unsafe fn fluxes(
     let w = shape.width();
     let (i, l) = (inp.as_ptr(), work.lap.as_ptr());
     let (fx, fy) = (work.flx.as_mut_ptr(), work.fly.as_mut_ptr());
-    each_point(shape, rows, (1, shape.nx - 2), thread, |c, x| {
-        *fx.add(c) = limit(*l.add(c + 1) - *l.add(c), *i.add(c + 1) - *i.add(c));
-        if x >= 2 {
-            *fy.add(c) = limit(*l.add(c + w) - *l.add(c), *i.add(c + w) - *i.add(c));
-        }
-    });
+    let stencil = |c: usize, x: u32| {
+        let x_flux = limit(*l.add(c + 1) - *l.add(c), *i.add(c + 1) - *i.add(c));
+        let y_flux = if x >= 2 {
+            limit(*l.add(c + w) - *l.add(c), *i.add(c + w) - *i.add(c))
+        } else {
+            0.0
+        };
+        (x_flux, y_flux)
+    };
+    each_point(
+        shape,
+        rows,
+        (1, shape.nx - 2),
+        thread,
+        stencil,
+        |c, x, (x_flux, y_flux)| {
+            *fx.add(c) = x_flux;
+            if x >= 2 {
+                *fy.add(c) = y_flux;
+            }
+        },
+    );
 }
 
 /// Stage 3, the output in rows `rows`: `inp` minus the coefficient times
@@ -183,13 +224,16 @@ pub unsafe fn output(
     let w = shape.width();
     let (i, k, o) = (inp.as_ptr(), work.coeff.as_ptr(), out.as_mut_ptr());
     let (fx, fy) = (work.flx.as_ptr(), work.fly.as_ptr());
-    each_point(shape, rows, (0, shape.nx), thread, |c, x| {
-        *o.add(c) = if x >= 2 && x < shape.nx - 2 {
+    let stencil = |c: usize, x: u32| {
+        if x >= 2 && x < shape.nx - 2 {
             let divergence = (*fx.add(c) - *fx.add(c - 1)) + (*fy.add(c) - *fy.add(c - w));
             *i.add(c) - *k.add(c) * divergence
         } else {
             *i.add(c)
-        };
+        }
+    };
+    each_point(shape, rows, (0, shape.nx), thread, stencil, |c, _, v| {
+        *o.add(c) = v
     });
 }
 // ANCHOR_END: stencils

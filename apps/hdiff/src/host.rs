@@ -21,7 +21,7 @@ pub struct Options {
     /// 1024).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
-    /// many as fit at once.
+    /// many as fit at once, at most a row each.
     pub units: Option<u32>,
     /// The baseline overlaps each stage's halo exchange with the stage's
     /// interior (`--overlap`).

@@ -27,7 +27,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit));
+    // By default as many ranks as fit, but no more than there are rows.
+    let procs = rt.job().map_or(1, |j| j.processes());
+    let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit.min(o.ny / procs).max(1)));
     let info = module.rank_info(&HDIFF, &config)?;
     if info.rank_count > o.ny {
         return Err(format!(

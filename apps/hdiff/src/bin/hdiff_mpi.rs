@@ -154,7 +154,11 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => module.max_coresident_blocks(&HDIFF_STAGE, o.threads, 0)?,
+        // As many as fit at once, but no more than there are rows.
+        None => module
+            .max_coresident_blocks(&HDIFF_STAGE, o.threads, 0)?
+            .min(o.ny / job.procs as u32)
+            .max(1),
     };
     let total = blocks * job.procs as u32;
     if total > o.ny {
