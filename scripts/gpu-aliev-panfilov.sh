@@ -26,7 +26,7 @@ for v in "examples/aliev_panfilov" "examples/aliev_panfilov_mpi" "examples/aliev
 done
 
 csv=$out/aliev_panfilov.csv
-echo "program,backend,processes,procs_x,units,ranks_x,threads,nx,ny,iters,seconds,check" > "$csv"
+echo "program,backend,processes,procs_x,units,ranks_x,threads,nx,ny,iters,seconds,check,batch,max_registers" > "$csv"
 measure() {
   local name=$1; shift
   local tmp=/tmp/row.csv

@@ -27,7 +27,7 @@ for v in "examples/hdiff" "examples/hdiff_mpi" "examples/hdiff_mpi --overlap"; d
 done
 
 csv=$out/hdiff.csv
-echo "program,backend,processes,units,threads,nx,ny,nz,iters,seconds,check" > "$csv"
+echo "program,backend,processes,units,threads,nx,ny,nz,iters,seconds,check,batch,max_registers" > "$csv"
 measure() {
   local name=$1; shift
   local tmp=/tmp/row.csv

@@ -2,7 +2,7 @@
 //! launched once per time step over a rectangle split in rows among the
 //! blocks, and the packing of the columns that go to other processes.
 
-use crate::compute::{copy_column, step, TimeStep};
+use crate::compute::{copy_column, step, TimeStep, Walk};
 use crate::layout::{split, Fields, Rect};
 use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
 use dcuda_device::kernel::KernelParam;
@@ -24,6 +24,8 @@ pub struct StepArgs {
     pub rect: Rect,
     /// The time step.
     pub step: TimeStep,
+    /// Points a thread loads before it stores any (see [`Walk`]).
+    pub batch: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
@@ -44,13 +46,17 @@ pub unsafe fn panfilov_step(args: StepArgs) {
         y1: args.rect.y0 + rows.1,
         ..args.rect
     };
-    let thread = (thread_idx().x as usize, block_dim().x as usize);
+    let walk = Walk {
+        thread: thread_idx().x as usize,
+        threads: block_dim().x as usize,
+        batch: args.batch,
+    };
     step(
         args.fields,
         (args.old, args.new, args.r),
         rect,
         args.step,
-        thread,
+        walk,
     );
 }
 // ANCHOR_END: kernel

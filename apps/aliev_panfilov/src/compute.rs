@@ -62,9 +62,22 @@ pub fn point(e: f64, lap: f64, r: f64, s: TimeStep) -> (f64, f64) {
     (e, r)
 }
 
-/// Points a thread loads before it stores any: enough loads in flight to
-/// cover memory latency at the low occupancy of a rank kernel.
-const BATCH: usize = 4;
+/// One thread's walk over the points of a step: thread `thread` of
+/// `threads` takes every `threads`-th point, so that a warp reads
+/// consecutive points, and loads `batch` points (1, 2, 4 or 8) before it
+/// stores any. Stores could alias the loads, so the compiler would not
+/// move loads above them itself; a batch keeps more loads in flight, which
+/// a rank kernel's low occupancy needs and a full GPU of blocks may not
+/// (more registers).
+#[derive(Clone, Copy, Debug)]
+pub struct Walk {
+    /// This thread.
+    pub thread: usize,
+    /// Threads of the rank or block.
+    pub threads: usize,
+    /// Points loaded before they are stored.
+    pub batch: u32,
+}
 
 // ANCHOR: step
 /// Thread `thread` of `threads` steps its points of `rect`: `old` → `new`
@@ -82,7 +95,27 @@ pub unsafe fn step(
     (old, new, r): (DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
     rect: Rect,
     s: TimeStep,
-    (thread, threads): (usize, usize),
+    walk: Walk,
+) {
+    let state = (old, new, r);
+    match walk.batch {
+        1 => batched::<1>(fields, state, rect, s, walk),
+        2 => batched::<2>(fields, state, rect, s, walk),
+        4 => batched::<4>(fields, state, rect, s, walk),
+        _ => batched::<8>(fields, state, rect, s, walk),
+    }
+}
+// ANCHOR_END: step
+
+#[inline(always)]
+unsafe fn batched<const BATCH: usize>(
+    fields: Fields,
+    (old, new, r): (DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
+    rect: Rect,
+    s: TimeStep,
+    Walk {
+        thread, threads, ..
+    }: Walk,
 ) {
     // One check up front; the loop below stays within it.
     assert!(
@@ -104,8 +137,6 @@ pub unsafe fn step(
     let mirror = |side: u32| fields.edges & side != 0;
     let mut k = thread;
     while k < n {
-        // BATCH points' loads before any store: stores could alias the
-        // loads, so the compiler would not move loads above them itself.
         let mut points = [(0usize, 0usize, false, 0.0f64, 0.0f64); BATCH];
         for (b, point_b) in points.iter_mut().enumerate() {
             let kb = k + b * threads;
@@ -140,7 +171,6 @@ pub unsafe fn step(
         k += BATCH * threads;
     }
 }
-// ANCHOR_END: step
 
 /// Copies column `col` of `field`, rows `rows`, to `column` (`pack`) or
 /// back (`!pack`); this thread's elements.

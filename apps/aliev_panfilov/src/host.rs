@@ -37,21 +37,41 @@ pub struct Options {
     /// The most registers a thread of the dcuda program may use
     /// (`--max-registers`, default 128); the baseline loads uncapped.
     pub max_registers: u32,
+    /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
+    /// 8; default: each program's fastest on an H100, see [`Defaults`]).
+    pub batch: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
+
+/// What a program runs with unless told otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Points a thread loads before it stores any.
+    pub batch: u32,
+}
+
+impl Defaults {
+    /// The dcuda program's.
+    pub const RANKS: Defaults = Defaults { batch: 4 };
+    /// The baseline's.
+    pub const BLOCKS: Defaults = Defaults { batch: 1 };
+}
 
 impl Options {
     /// Parses the command line.
-    pub fn parse() -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1))
+    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), defaults)
     }
 
     /// Parses `args` (without the program's name).
-    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    pub fn from_args(
+        args: impl IntoIterator<Item = String>,
+        defaults: Defaults,
+    ) -> Result<Options, String> {
         let mut o = Options {
             nx: 4096,
             ny: 4096,
@@ -63,6 +83,7 @@ impl Options {
             overlap: false,
             csv: false,
             max_registers: 128,
+            batch: defaults.batch,
             check: false,
         };
         let mut check = None;
@@ -88,6 +109,7 @@ impl Options {
                 "--procs-x" => o.procs_x = number("--procs-x")?,
                 "--ranks-x" => o.ranks_x = Some(number("--ranks-x")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
+                "--batch" => o.batch = number("--batch")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -112,6 +134,9 @@ impl Options {
                 "--max-registers must be from 16 to 255, got {}",
                 o.max_registers
             ));
+        }
+        if ![1, 2, 4, 8].contains(&o.batch) {
+            return Err(format!("--batch must be 1, 2, 4 or 8, got {}", o.batch));
         }
         if o.units == Some(0) || o.procs_x == 0 || o.ranks_x == Some(0) {
             return Err("--ranks, --procs-x and --ranks-x must be at least 1".into());
@@ -358,6 +383,8 @@ impl Outcome {
             "iters",
             "seconds",
             "check",
+            "batch",
+            "max_registers",
         ];
         let row = [
             self.program.clone(),
@@ -372,6 +399,8 @@ impl Outcome {
             o.iters.to_string(),
             format!("{:.6}", self.seconds),
             self.checked.clone(),
+            o.batch.to_string(),
+            o.max_registers.to_string(),
         ];
         w.write_record(header)
             .and_then(|_| w.write_record(&row))
@@ -386,7 +415,7 @@ mod tests {
     use super::*;
 
     fn options(args: &[&str]) -> Result<Options, String> {
-        Options::from_args(args.iter().map(|a| a.to_string()))
+        Options::from_args(args.iter().map(|a| a.to_string()), Defaults::RANKS)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! halo columns within a GPU need only the notification, and between GPUs
 //! go packed.
 
-use crate::compute::{copy_column, step, TimeStep};
+use crate::compute::{copy_column, step, TimeStep, Walk};
 use crate::layout::{Fields, Layout};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
@@ -36,6 +36,8 @@ pub struct PanfilovArgs {
     pub step: TimeStep,
     /// Steps.
     pub iters: u32,
+    /// Points a thread loads before it stores any (see [`Walk`]).
+    pub batch: u32,
     /// Written by world rank 0: the nanoseconds of the steps, the longest
     /// of any rank's device clock from the barrier before them to the
     /// barrier after them.
@@ -104,7 +106,11 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
                     (old, new, args.r),
                     rect,
                     args.step,
-                    (t.index() as usize, threads),
+                    Walk {
+                        thread: t.index() as usize,
+                        threads,
+                        batch: args.batch,
+                    },
                 )
             })
         });

@@ -28,7 +28,7 @@ const BASELINE: &str = env!("CARGO_BIN_EXE_aliev_panfilov_mpi");
 fn ranks_in_a_grid_alone() {
     let text = run(None, DCUDA, &GRID);
     assert!(text.contains("x 4 ranks (2 x 2)"), "{text}");
-    run(None, DCUDA, &with(&["--ranks", "1"]));
+    run(None, DCUDA, &with(&["--ranks", "1", "--batch", "2"]));
     run(None, DCUDA, &with(&["--ranks-x", "4"]));
 }
 
@@ -47,7 +47,11 @@ fn processes_split_in_columns() {
 #[test]
 fn baselines_alone() {
     run(None, BASELINE, &with(&["--ranks", "3"]));
-    run(None, BASELINE, &with(&["--ranks", "3", "--overlap"]));
+    run(
+        None,
+        BASELINE,
+        &with(&["--ranks", "3", "--overlap", "--batch", "8"]),
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! rank kernel, launched once per stage over a band of rows split among
 //! the blocks as the rank kernel splits them among ranks.
 
-use crate::compute::{fluxes, laplacian, output, split, Shape, Work};
+use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
 use dcuda_device::kernel::KernelParam;
 use dcuda_device::{kernel, DeviceSlice};
@@ -38,6 +38,8 @@ pub struct StageArgs {
     pub first: u32,
     /// See `first`.
     pub end: u32,
+    /// Points a thread loads before it stores any (see [`Walk`]).
+    pub batch: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
@@ -55,11 +57,15 @@ pub unsafe fn hdiff_stage(s: StageArgs) {
     let (b, blocks) = (block_idx().x, grid_dim().x);
     let (lo, hi) = split(s.end - s.first, blocks, b);
     let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
-    let thread = (thread_idx().x as usize, block_dim().x as usize);
+    let walk = Walk {
+        thread: thread_idx().x as usize,
+        threads: block_dim().x as usize,
+        batch: s.batch,
+    };
     match s.stage {
-        0 => laplacian(s.shape, s.inp, s.work.lap, rows, thread),
-        1 => fluxes(s.shape, s.inp, s.work, rows, thread),
-        _ => output(s.shape, s.inp, s.work, s.out, rows, thread),
+        0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),
+        1 => fluxes(s.shape, s.inp, s.work, rows, walk),
+        _ => output(s.shape, s.inp, s.work, s.out, rows, walk),
     }
 }
 // ANCHOR_END: stage

@@ -62,22 +62,51 @@ pub struct Work {
     pub coeff: DeviceSlice<f64>,
 }
 
-/// Points a thread loads before it stores any: enough loads in flight to
-/// cover memory latency at the low occupancy of a rank kernel.
-const BATCH: usize = 4;
+/// One thread's walk over the points of a stage: thread `thread` of
+/// `threads` takes every `threads`-th point, so that a warp reads
+/// consecutive points, and loads `batch` points (1, 2, 4 or 8) before it
+/// stores any. Stores could alias the loads, so the compiler would not
+/// move loads above them itself; a batch keeps more loads in flight, which
+/// a rank kernel's low occupancy needs and a full GPU of blocks may not
+/// (more registers).
+#[derive(Clone, Copy, Debug)]
+pub struct Walk {
+    /// This thread.
+    pub thread: usize,
+    /// Threads of the rank or block.
+    pub threads: usize,
+    /// Points loaded before they are stored.
+    pub batch: u32,
+}
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
 /// for this thread's points of rows `rows` whose column is in `xs`, and
-/// `store` with each result. The thread takes every `threads`-th point of
-/// a row, so a warp reads consecutive points, and loads [`BATCH`] points
-/// before it stores them (stores could alias the loads, so the compiler
-/// would not move loads above them itself).
+/// `store` with each result, as `walk` says.
 #[inline(always)]
 fn each_point<V: Copy + Default>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
-    (thread, threads): (usize, usize),
+    walk: Walk,
+    load: impl Fn(usize, u32) -> V,
+    store: impl FnMut(usize, u32, V),
+) {
+    match walk.batch {
+        1 => batched::<V, 1>(shape, rows, xs, walk, load, store),
+        2 => batched::<V, 2>(shape, rows, xs, walk, load, store),
+        4 => batched::<V, 4>(shape, rows, xs, walk, load, store),
+        _ => batched::<V, 8>(shape, rows, xs, walk, load, store),
+    }
+}
+
+#[inline(always)]
+fn batched<V: Copy + Default, const B: usize>(
+    shape: Shape,
+    rows: (usize, usize),
+    xs: (u32, u32),
+    Walk {
+        thread, threads, ..
+    }: Walk,
     load: impl Fn(usize, u32) -> V,
     mut store: impl FnMut(usize, u32, V),
 ) {
@@ -86,7 +115,7 @@ fn each_point<V: Copy + Default>(
     while j < rows.1 {
         let mut e = thread;
         while e < w {
-            let mut points = [(0usize, 0u32, false, V::default()); BATCH];
+            let mut points = [(0usize, 0u32, false, V::default()); B];
             for (k, p) in points.iter_mut().enumerate() {
                 let at = e + k * threads;
                 let x = at as u32 % shape.nx;
@@ -99,7 +128,7 @@ fn each_point<V: Copy + Default>(
                     store(c, x, v);
                 }
             }
-            e += BATCH * threads;
+            e += B * threads;
         }
         j += 1;
     }
@@ -131,7 +160,7 @@ pub unsafe fn laplacian(
     inp: DeviceSlice<f64>,
     lap: DeviceSlice<f64>,
     rows: (usize, usize),
-    thread: (usize, usize),
+    walk: Walk,
 ) {
     check(shape, rows, &[inp, lap]);
     let (w, i, l) = (shape.width(), inp.as_ptr(), lap.as_mut_ptr());
@@ -139,14 +168,9 @@ pub unsafe fn laplacian(
         let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
         4.0 * *i.add(c) - around
     };
-    each_point(
-        shape,
-        rows,
-        (1, shape.nx - 1),
-        thread,
-        stencil,
-        |c, _, v| *l.add(c) = v,
-    );
+    each_point(shape, rows, (1, shape.nx - 1), walk, stencil, |c, _, v| {
+        *l.add(c) = v
+    });
 }
 
 /// A flux set to zero where it would run up the gradient of `inp` (the
@@ -173,7 +197,7 @@ pub unsafe fn fluxes(
     inp: DeviceSlice<f64>,
     work: Work,
     rows: (usize, usize),
-    thread: (usize, usize),
+    walk: Walk,
 ) {
     check(shape, rows, &[inp, work.lap, work.flx, work.fly]);
     let w = shape.width();
@@ -192,7 +216,7 @@ pub unsafe fn fluxes(
         shape,
         rows,
         (1, shape.nx - 2),
-        thread,
+        walk,
         stencil,
         |c, x, (x_flux, y_flux)| {
             *fx.add(c) = x_flux;
@@ -218,7 +242,7 @@ pub unsafe fn output(
     work: Work,
     out: DeviceSlice<f64>,
     rows: (usize, usize),
-    thread: (usize, usize),
+    walk: Walk,
 ) {
     check(shape, rows, &[inp, work.flx, work.fly, work.coeff, out]);
     let w = shape.width();
@@ -232,7 +256,7 @@ pub unsafe fn output(
             *i.add(c)
         }
     };
-    each_point(shape, rows, (0, shape.nx), thread, stencil, |c, _, v| {
+    each_point(shape, rows, (0, shape.nx), walk, stencil, |c, _, v| {
         *o.add(c) = v
     });
 }

@@ -32,21 +32,41 @@ pub struct Options {
     /// (`--max-registers`, default 128, as Jacobi: two ranks of 256
     /// threads an SM); the baseline loads uncapped.
     pub max_registers: u32,
+    /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
+    /// 8; default: each program's fastest on an H100, see [`Defaults`]).
+    pub batch: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
+
+/// What a program runs with unless told otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Points a thread loads before it stores any.
+    pub batch: u32,
+}
+
+impl Defaults {
+    /// The dcuda program's.
+    pub const RANKS: Defaults = Defaults { batch: 4 };
+    /// The baseline's.
+    pub const BLOCKS: Defaults = Defaults { batch: 1 };
+}
 
 impl Options {
     /// Parses the command line.
-    pub fn parse() -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1))
+    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), defaults)
     }
 
     /// Parses `args` (without the program's name).
-    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    pub fn from_args(
+        args: impl IntoIterator<Item = String>,
+        defaults: Defaults,
+    ) -> Result<Options, String> {
         // The seed's 128 × 320 × 26 points a GPU, scaled by 4 × 4 × 1.25
         // for an H200 (20× the memory bandwidth of the seed's K80 half).
         let mut o = Options {
@@ -59,6 +79,7 @@ impl Options {
             overlap: false,
             csv: false,
             max_registers: 128,
+            batch: defaults.batch,
             check: false,
         };
         let mut check = None;
@@ -79,6 +100,7 @@ impl Options {
                 "--threads" => o.threads = number("--threads")?,
                 "--ranks" => o.units = Some(number("--ranks")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
+                "--batch" => o.batch = number("--batch")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -103,6 +125,9 @@ impl Options {
                 "--max-registers must be from 16 to 255, got {}",
                 o.max_registers
             ));
+        }
+        if ![1, 2, 4, 8].contains(&o.batch) {
+            return Err(format!("--batch must be 1, 2, 4 or 8, got {}", o.batch));
         }
         if o.units == Some(0) {
             return Err("--ranks must be at least 1".into());
@@ -332,6 +357,8 @@ impl Outcome {
             o.iters.to_string(),
             format!("{:.6}", self.seconds),
             self.checked.clone(),
+            o.batch.to_string(),
+            o.max_registers.to_string(),
         ];
         w.write_record(header)
             .and_then(|_| w.write_record(&row))
@@ -346,7 +373,7 @@ mod tests {
     use super::*;
 
     fn options(args: &[&str]) -> Result<Options, String> {
-        Options::from_args(args.iter().map(|a| a.to_string()))
+        Options::from_args(args.iter().map(|a| a.to_string()), Defaults::RANKS)
     }
 
     #[test]
@@ -383,6 +410,9 @@ mod tests {
     #[test]
     fn bad_options_are_named() {
         assert!(options(&["--nx", "4"]).unwrap_err().contains("nx ≥ 5"));
+        assert!(options(&["--batch", "3"])
+            .unwrap_err()
+            .contains("1, 2, 4 or 8"));
         assert!(options(&["--threads", "96"])
             .unwrap_err()
             .contains("power of two"));

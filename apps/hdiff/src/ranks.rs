@@ -2,7 +2,7 @@
 //! owning a band of rows and exchanging the halos of each stage with
 //! notified puts as soon as it has computed them.
 
-use crate::compute::{fluxes, laplacian, output, split, Shape, Work};
+use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
 /// Arguments of [`hdiff`].
@@ -23,6 +23,8 @@ pub struct HdiffArgs {
     pub ny: u32,
     /// Iterations.
     pub iters: u32,
+    /// Points a thread loads before it stores any (see [`Walk`]).
+    pub batch: u32,
     /// Written by world rank 0: the nanoseconds of the iterations, the
     /// longest of any rank's device clock from the barrier before them to
     /// the barrier after them.
@@ -65,6 +67,11 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     let rows = (lo + 1, hi + 1); // the rank's rows in the process's fields
     let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
     let threads = rank.threads_per_rank() as usize;
+    let walk = |t: &dcuda_device::Thread| Walk {
+        thread: t.index() as usize,
+        threads,
+        batch: args.batch,
+    };
     let work = args.work;
 
     rank.barrier(world);
@@ -80,9 +87,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         // current; a neighbour writes them again only after notifications
         // that this rank sends after reading them.
         rank.trace("laplacian", |rank| {
-            rank.threads(|t| unsafe {
-                laplacian(shape, inp, work.lap, rows, (t.index() as usize, threads))
-            })
+            rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) })
         });
         // Fluxes in y need the Laplacian of the row below the band.
         rank.put_notify(
@@ -94,17 +99,13 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         );
         rank.wait_notifications(tag(LAP, k), 1);
         rank.trace("fluxes", |rank| {
-            rank.threads(|t| unsafe {
-                fluxes(shape, inp, work, rows, (t.index() as usize, threads))
-            })
+            rank.threads(|t| unsafe { fluxes(shape, inp, work, rows, walk(t)) })
         });
         // The output needs the y flux of the row above the band.
         rank.put_notify(fly_win, below, 0, row(work.fly, rows.1 - 1), tag(FLY, k));
         rank.wait_notifications(tag(FLY, k), 1);
         rank.trace("output", |rank| {
-            rank.threads(|t| unsafe {
-                output(shape, inp, work, out, rows, (t.index() as usize, threads))
-            })
+            rank.threads(|t| unsafe { output(shape, inp, work, out, rows, walk(t)) })
         });
         // The next Laplacian needs the new state of the rows on both sides.
         let win = states[(k as usize + 1) % 2];

@@ -30,7 +30,11 @@ fn hdiff_alone() {
 
 #[test]
 fn hdiff_one_rank() {
-    run(None, env!("CARGO_BIN_EXE_hdiff"), &with(&["--ranks", "1"]));
+    run(
+        None,
+        env!("CARGO_BIN_EXE_hdiff"),
+        &with(&["--ranks", "1", "--batch", "1"]),
+    );
 }
 
 #[test]
@@ -49,7 +53,7 @@ fn baselines_alone() {
     run(
         None,
         env!("CARGO_BIN_EXE_hdiff_mpi"),
-        &with(&["--ranks", "3", "--overlap"]),
+        &with(&["--ranks", "3", "--overlap", "--batch", "8"]),
     );
 }
 

@@ -3,7 +3,7 @@
 //! or under `mpirun -np N` (one GPU a process). Options: see
 //! `aliev_panfilov_kernels::host::Options`.
 
-use aliev_panfilov_kernels::host::{check, initial, Options, Outcome};
+use aliev_panfilov_kernels::host::{check, initial, Defaults, Options, Outcome};
 use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
 use dcuda::{RunConfig, Runtime};
 
@@ -16,7 +16,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(
         &dcuda::include_ptx!("aliev_panfilov_kernels"),
@@ -63,6 +63,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         column_len,
         step: o.time_step(),
         iters: o.iters,
+        batch: o.batch,
         elapsed: elapsed.slice(),
     };
     // SAFETY: every field has the process's shape, the column areas four

@@ -10,7 +10,7 @@
 //! One process a GPU, processes in a grid (`--procs-x`); run alone or under
 //! `mpirun -np N`.
 
-use aliev_panfilov_kernels::host::{check, initial, Options, Outcome};
+use aliev_panfilov_kernels::host::{check, initial, Defaults, Options, Outcome};
 use aliev_panfilov_kernels::{
     Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP,
 };
@@ -70,6 +70,7 @@ impl Solver<'_> {
             r: self.r.slice(),
             rect,
             step: self.opts.time_step(),
+            batch: self.opts.batch,
         };
         let config = LaunchConfig::linear(blocks.min(rect.height()), self.opts.threads);
         // SAFETY: every field has the process's shape and outlives the
@@ -220,7 +221,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::BLOCKS)?;
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
     let module = rt.load(&dcuda::include_ptx!("aliev_panfilov_kernels"))?;

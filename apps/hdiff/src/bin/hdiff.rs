@@ -4,7 +4,7 @@
 //! Options: see `hdiff_kernels::host::Options`.
 
 use dcuda::{RunConfig, Runtime};
-use hdiff_kernels::host::{check, Band, Options, Outcome};
+use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
 use hdiff_kernels::{HdiffArgs, Work, HDIFF};
 
 fn main() {
@@ -16,7 +16,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
     let fit = module.max_ranks(&HDIFF, o.threads)?;
@@ -58,6 +58,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         },
         ny: o.ny,
         iters: o.iters,
+        batch: o.batch,
         elapsed: elapsed.slice(),
     };
     // SAFETY: every field has the band's shape; all outlive the run.

@@ -12,7 +12,7 @@
 
 use app_support::{Direction, Job, Res, RowHalos};
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
-use hdiff_kernels::host::{check, Band, Options, Outcome};
+use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
 use hdiff_kernels::{Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_STAGE};
 
 fn main() {
@@ -36,6 +36,7 @@ struct Solver<'a> {
     shape: Shape,
     blocks: u32,
     threads: u32,
+    batch: u32,
     main: Stream,
     side: Stream,
     lap: DeviceBuffer<f64>,
@@ -69,6 +70,7 @@ impl Solver<'_> {
             stage: stage as u32,
             first: rows.0,
             end: rows.1,
+            batch: self.batch,
         };
         let config = LaunchConfig::linear(blocks, self.threads);
         // SAFETY: every field has the process's shape and outlives the
@@ -147,7 +149,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse()?;
+    let o = Options::parse(Defaults::BLOCKS)?;
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
     let module = rt.load(&dcuda::include_ptx!("hdiff_kernels"))?;
@@ -177,6 +179,7 @@ fn run() -> Res<()> {
         shape,
         blocks,
         threads: o.threads,
+        batch: o.batch,
         main: rt.stream()?,
         side: rt.stream()?,
         lap: rt.alloc::<f64>(shape.len())?,
