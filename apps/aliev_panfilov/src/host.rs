@@ -468,4 +468,26 @@ mod tests {
         assert_ne!(start.e, end.e);
         assert!(end.e.iter().chain(&end.r).all(|v| v.is_finite()));
     }
+
+    #[test]
+    fn the_csv_row_matches_its_header() {
+        let outcome = {
+            let options = options(&["--csv"]).unwrap();
+            Outcome {
+                program: "aliev_panfilov".into(),
+                backend: "emulator".into(),
+                layout: options.layout(1, 4).unwrap(),
+                unit: "ranks",
+                options,
+                seconds: 0.5,
+                checked: "not checked".into(),
+            }
+        };
+        let text = outcome.render().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        let fields = |l: &str| l.split(',').count();
+        assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
+        assert!(lines[0].contains("batch,max_registers"), "{text}");
+    }
 }

@@ -344,6 +344,8 @@ impl Outcome {
             "iters",
             "seconds",
             "check",
+            "batch",
+            "max_registers",
         ];
         let row = [
             self.program.clone(),
@@ -428,5 +430,25 @@ mod tests {
             !options(&[]).unwrap().check,
             "the default grid is not checked"
         );
+    }
+
+    #[test]
+    fn the_csv_row_matches_its_header() {
+        let outcome = Outcome {
+            program: "hdiff".into(),
+            backend: "emulator".into(),
+            processes: 1,
+            units: 4,
+            unit: "ranks",
+            options: options(&["--csv"]).unwrap(),
+            seconds: 0.5,
+            checked: "not checked".into(),
+        };
+        let text = outcome.render().unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        let fields = |l: &str| l.split(',').count();
+        assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
+        assert!(lines[0].contains("batch,max_registers"), "{text}");
     }
 }

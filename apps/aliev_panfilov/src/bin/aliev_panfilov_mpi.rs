@@ -228,7 +228,7 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => module.max_coresident_blocks(&PANFILOV_STEP, o.threads, 0)?,
+        None => fitting(&module, o.threads)?,
     };
     // The processes' grid as the dcuda version's; one "rank" a process.
     let layout: Layout = Options {
@@ -323,4 +323,16 @@ unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at
         (stamps.slice(), at),
     )?;
     Ok(())
+}
+
+/// How many blocks of `threads` fit on the device at once, or an error
+/// when none does.
+fn fitting(module: &Module, threads: u32) -> Res<u32> {
+    match module.max_coresident_blocks(&PANFILOV_STEP, threads, 0)? {
+        0 => Err(
+            format!("no block of {threads} threads fits on the device: pass fewer --threads")
+                .into(),
+        ),
+        n => Ok(n),
+    }
 }

@@ -157,8 +157,7 @@ fn run() -> Res<()> {
     let blocks = match o.units {
         Some(n) => n,
         // As many as fit at once, but no more than there are rows.
-        None => module
-            .max_coresident_blocks(&HDIFF_STAGE, o.threads, 0)?
+        None => fitting(&module, o.threads)?
             .min(o.ny / job.procs as u32)
             .max(1),
     };
@@ -246,4 +245,16 @@ unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at
         (stamps.slice(), at),
     )?;
     Ok(())
+}
+
+/// How many blocks of `threads` fit on the device at once, or an error
+/// when none does.
+fn fitting(module: &Module, threads: u32) -> Res<u32> {
+    match module.max_coresident_blocks(&HDIFF_STAGE, threads, 0)? {
+        0 => Err(
+            format!("no block of {threads} threads fits on the device: pass fewer --threads")
+                .into(),
+        ),
+        n => Ok(n),
+    }
 }
