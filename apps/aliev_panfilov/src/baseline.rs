@@ -24,21 +24,16 @@ pub struct StepArgs {
     pub rect: Rect,
     /// The time step.
     pub step: TimeStep,
-    /// Points a thread loads before it stores any (see [`Walk`]).
-    pub batch: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
 unsafe impl KernelParam for StepArgs {}
 
 // ANCHOR: kernel
-/// One time step over `args.rect`.
-///
-/// # Safety
-/// The launch contract: the slices are live device memory of the fields'
-/// shape, and no other work touches what the step reads or writes.
-#[kernel]
-pub unsafe fn panfilov_step(args: StepArgs) {
+/// One time step over `args.rect`, its rows split among the blocks, a
+/// thread loading `batch` points before it stores any.
+#[inline(always)]
+unsafe fn step_rows(args: StepArgs, batch: u32) {
     let (b, blocks) = (block_idx().x, grid_dim().x);
     let rows = split(args.rect.height(), blocks, b);
     let rect = Rect {
@@ -49,7 +44,7 @@ pub unsafe fn panfilov_step(args: StepArgs) {
     let walk = Walk {
         thread: thread_idx().x as usize,
         threads: block_dim().x as usize,
-        batch: args.batch,
+        batch,
     };
     step(
         args.fields,
@@ -59,6 +54,31 @@ pub unsafe fn panfilov_step(args: StepArgs) {
         walk,
     );
 }
+
+/// The step kernels, one a batch: a kernel's registers are those of its
+/// busiest path, so a batch of 8 in the same kernel would cost the batch
+/// of 1 its occupancy.
+macro_rules! step_kernels {
+    ($($name:ident = $batch:literal),*) => {$(
+        /// One time step over `args.rect`, a thread loading this many
+        /// points before storing any.
+        ///
+        /// # Safety
+        /// The launch contract: the slices are live device memory of the
+        /// fields' shape, and no other work touches what the step reads or
+        /// writes.
+        #[kernel]
+        pub unsafe fn $name(args: StepArgs) {
+            step_rows(args, $batch)
+        }
+    )*};
+}
+step_kernels!(
+    panfilov_step_1 = 1,
+    panfilov_step_2 = 2,
+    panfilov_step_4 = 4,
+    panfilov_step_8 = 8
+);
 // ANCHOR_END: kernel
 
 /// Packs (`pack` 1) column `col`, rows 1 to `height`, of `field` into

@@ -10,7 +10,7 @@
 //! * [`ALIEV_PANFILOV`] (`src/bin/aliev_panfilov.rs`): dcuda rank kernels,
 //!   halos by notified puts (columns between processes packed), one
 //!   persistent kernel;
-//! * [`PANFILOV_STEP`] (`src/bin/aliev_panfilov_mpi.rs`): the host-driven
+//! * [`PANFILOV_STEP_1`] (and the other batches) (`src/bin/aliev_panfilov_mpi.rs`): the host-driven
 //!   baseline, a kernel per step, halos moved by the host (columns packed
 //!   by a kernel), with or without streams overlapping them.
 #![no_std]

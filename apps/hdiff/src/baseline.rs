@@ -38,29 +38,23 @@ pub struct StageArgs {
     pub first: u32,
     /// See `first`.
     pub end: u32,
-    /// Points a thread loads before it stores any (see [`Walk`]).
-    pub batch: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
 unsafe impl KernelParam for StageArgs {}
 
 // ANCHOR: stage
-/// One stage over rows `first..end`.
-///
-/// # Safety
-/// The launch contract: the slices are live device memory of the shape
-/// given, and no other work touches what the stage reads or writes (the
-/// stencils' contracts).
-#[kernel]
-pub unsafe fn hdiff_stage(s: StageArgs) {
+/// One stage over rows `s.first..s.end`, a thread loading `batch` points
+/// before it stores any.
+#[inline(always)]
+unsafe fn stage(s: StageArgs, batch: u32) {
     let (b, blocks) = (block_idx().x, grid_dim().x);
     let (lo, hi) = split(s.end - s.first, blocks, b);
     let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
     let walk = Walk {
         thread: thread_idx().x as usize,
         threads: block_dim().x as usize,
-        batch: s.batch,
+        batch,
     };
     match s.stage {
         0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),
@@ -68,6 +62,31 @@ pub unsafe fn hdiff_stage(s: StageArgs) {
         _ => output(s.shape, s.inp, s.work, s.out, rows, walk),
     }
 }
+
+/// The stage kernels, one a batch: a kernel's registers are those of its
+/// busiest path, so a batch of 8 in the same kernel would cost the batch
+/// of 1 its occupancy.
+macro_rules! stage_kernels {
+    ($($name:ident = $batch:literal),*) => {$(
+        /// One stage over rows `s.first..s.end`, split evenly among the
+        /// blocks, a thread loading this many points before storing any.
+        ///
+        /// # Safety
+        /// The launch contract: the slices are live device memory of the
+        /// shape given, and no other work touches what the stage reads or
+        /// writes (the stencils' contracts).
+        #[kernel]
+        pub unsafe fn $name(s: StageArgs) {
+            stage(s, $batch)
+        }
+    )*};
+}
+stage_kernels!(
+    hdiff_stage_1 = 1,
+    hdiff_stage_2 = 2,
+    hdiff_stage_4 = 4,
+    hdiff_stage_8 = 8
+);
 // ANCHOR_END: stage
 
 /// Writes the device clock (`%globaltimer`, ns) to `out[at]`: queued on a

@@ -12,9 +12,11 @@
 
 use aliev_panfilov_kernels::host::{check, initial, Defaults, Options, Outcome};
 use aliev_panfilov_kernels::{
-    Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP,
+    Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2,
+    PANFILOV_STEP_4, PANFILOV_STEP_8,
 };
 use app_support::{Job, Res};
+use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
 
 fn main() {
@@ -70,14 +72,13 @@ impl Solver<'_> {
             r: self.r.slice(),
             rect,
             step: self.opts.time_step(),
-            batch: self.opts.batch,
         };
         let config = LaunchConfig::linear(blocks.min(rect.height()), self.opts.threads);
         // SAFETY: every field has the process's shape and outlives the
         // streams' work (the program synchronises before dropping them);
         // the rectangles of one step are disjoint, and a step is queued
         // after the work it reads.
-        unsafe { stream.launch(self.module, &PANFILOV_STEP, config, (args,))? };
+        unsafe { stream.launch(self.module, step_kernel(self.opts.batch), config, (args,))? };
         Ok(())
     }
 
@@ -228,7 +229,7 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => fitting(&module, o.threads)?,
+        None => fitting(&module, o.threads, o.batch)?,
     };
     // The processes' grid as the dcuda version's; one "rank" a process.
     let layout: Layout = Options {
@@ -327,12 +328,22 @@ unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at
 
 /// How many blocks of `threads` fit on the device at once, or an error
 /// when none does.
-fn fitting(module: &Module, threads: u32) -> Res<u32> {
-    match module.max_coresident_blocks(&PANFILOV_STEP, threads, 0)? {
+fn fitting(module: &Module, threads: u32, batch: u32) -> Res<u32> {
+    match module.max_coresident_blocks(step_kernel(batch), threads, 0)? {
         0 => Err(
             format!("no block of {threads} threads fits on the device: pass fewer --threads")
                 .into(),
         ),
         n => Ok(n),
+    }
+}
+
+/// The step kernel of `batch` points.
+fn step_kernel(batch: u32) -> &'static Kernel<(StepArgs,)> {
+    match batch {
+        1 => &PANFILOV_STEP_1,
+        2 => &PANFILOV_STEP_2,
+        4 => &PANFILOV_STEP_4,
+        _ => &PANFILOV_STEP_8,
     }
 }

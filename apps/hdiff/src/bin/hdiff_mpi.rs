@@ -11,9 +11,13 @@
 //! installed OpenMPI is not CUDA-aware).
 
 use app_support::{Direction, Job, Res, RowHalos};
+use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
-use hdiff_kernels::{Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_STAGE};
+use hdiff_kernels::{
+    Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_STAGE_1, HDIFF_STAGE_2, HDIFF_STAGE_4,
+    HDIFF_STAGE_8,
+};
 
 fn main() {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
@@ -70,14 +74,13 @@ impl Solver<'_> {
             stage: stage as u32,
             first: rows.0,
             end: rows.1,
-            batch: self.batch,
         };
         let config = LaunchConfig::linear(blocks, self.threads);
         // SAFETY: every field has the process's shape and outlives the
         // stream's work (each iteration ends synchronised); the rows of one
         // launch are no other's, and a stage is queued after the stage and
         // the halos it reads.
-        unsafe { stream.launch(self.module, &HDIFF_STAGE, config, (args,))? };
+        unsafe { stream.launch(self.module, stage_kernel(self.batch), config, (args,))? };
         Ok(())
     }
 
@@ -157,7 +160,7 @@ fn run() -> Res<()> {
     let blocks = match o.units {
         Some(n) => n,
         // As many as fit at once, but no more than there are rows.
-        None => fitting(&module, o.threads)?
+        None => fitting(&module, o.threads, o.batch)?
             .min(o.ny / job.procs as u32)
             .max(1),
     };
@@ -249,12 +252,22 @@ unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at
 
 /// How many blocks of `threads` fit on the device at once, or an error
 /// when none does.
-fn fitting(module: &Module, threads: u32) -> Res<u32> {
-    match module.max_coresident_blocks(&HDIFF_STAGE, threads, 0)? {
+fn fitting(module: &Module, threads: u32, batch: u32) -> Res<u32> {
+    match module.max_coresident_blocks(stage_kernel(batch), threads, 0)? {
         0 => Err(
             format!("no block of {threads} threads fits on the device: pass fewer --threads")
                 .into(),
         ),
         n => Ok(n),
+    }
+}
+
+/// The stage kernel of `batch` points.
+fn stage_kernel(batch: u32) -> &'static Kernel<(StageArgs,)> {
+    match batch {
+        1 => &HDIFF_STAGE_1,
+        2 => &HDIFF_STAGE_2,
+        4 => &HDIFF_STAGE_4,
+        _ => &HDIFF_STAGE_8,
     }
 }
