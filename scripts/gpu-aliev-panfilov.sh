@@ -43,6 +43,11 @@ for size in $SIZES; do
     measure "aliev_panfilov_mpi --overlap $size" examples/aliev_panfilov_mpi --overlap --size "$size" --no-check
   done
 done
+# The dcuda ranks in bands of rows (one rank across), as the baseline's
+# blocks: how much of the gap is the 2D tiles' shorter rows.
+for rep in $(seq "$REPS"); do
+  measure "aliev_panfilov --ranks-x 1" examples/aliev_panfilov --ranks-x 1 --size 4096 --no-check
+done
 # The breakdown: every span of 1000 steps at 4096² (a few an iteration a
 # rank).
 run "traced aliev_panfilov" env DCUDA_TRACE="$out/trace/aliev_panfilov.json" DCUDA_TRACE_SPANS=8192 examples/aliev_panfilov --size 4096 --no-check

@@ -18,7 +18,7 @@ pub struct Options {
     /// Iterations (`--iters`).
     pub iters: u32,
     /// Threads per rank or block (`--threads`, a power of two from 32 to
-    /// 1024).
+    /// 1024; default: see [`Defaults`]).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once, at most a row each.
@@ -29,8 +29,8 @@ pub struct Options {
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`, default 128, as Jacobi: two ranks of 256
-    /// threads an SM); the baseline loads uncapped.
+    /// (`--max-registers`; default: see [`Defaults`]); the baseline loads
+    /// uncapped.
     pub max_registers: u32,
     /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
     /// 8; default: each program's fastest on an H100, see [`Defaults`]).
@@ -42,18 +42,33 @@ pub struct Options {
 
 const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
 
-/// What a program runs with unless told otherwise.
+/// What a program runs with unless told otherwise: each program's fastest
+/// on an H100 (`bench/results/2026-11-24-stencils-h100/`).
 #[derive(Clone, Copy, Debug)]
 pub struct Defaults {
+    /// Threads per rank or block.
+    pub threads: u32,
+    /// The register cap of the dcuda program.
+    pub max_registers: u32,
     /// Points a thread loads before it stores any.
     pub batch: u32,
 }
 
 impl Defaults {
-    /// The dcuda program's.
-    pub const RANKS: Defaults = Defaults { batch: 4 };
+    /// The dcuda program's: one rank of 1024 threads an SM at 64
+    /// registers (the rank kernel's runtime paths need more uncapped),
+    /// faster than two of 256 or 512.
+    pub const RANKS: Defaults = Defaults {
+        threads: 1024,
+        max_registers: 64,
+        batch: 1,
+    };
     /// The baseline's.
-    pub const BLOCKS: Defaults = Defaults { batch: 1 };
+    pub const BLOCKS: Defaults = Defaults {
+        threads: 128,
+        max_registers: 64,
+        batch: 2,
+    };
 }
 
 impl Options {
@@ -74,11 +89,11 @@ impl Options {
             ny: 1280,
             nz: 32,
             iters: 200,
-            threads: 256,
+            threads: defaults.threads,
             units: None,
             overlap: false,
             csv: false,
-            max_registers: 128,
+            max_registers: defaults.max_registers,
             batch: defaults.batch,
             check: false,
         };
