@@ -177,7 +177,7 @@ impl Options {
     /// least 2 × 2 points (a ghost point mirrors the point two in), the
     /// processes a grid of `procs_x` columns.
     pub fn layout(&self, procs: u32, units: u32) -> Result<Layout, String> {
-        if procs % self.procs_x != 0 {
+        if !procs.is_multiple_of(self.procs_x) {
             return Err(format!(
                 "--procs-x {} does not divide {procs} processes",
                 self.procs_x
