@@ -27,15 +27,6 @@ done
 
 csv=$out/aliev_panfilov.csv
 echo "program,backend,processes,procs_x,units,ranks_x,threads,nx,ny,iters,seconds,check,batch,max_registers" > "$csv"
-measure() {
-  local name=$1; shift
-  local tmp=/tmp/row.csv
-  if timeout 300 "$@" --csv > "$tmp" 2>>"$log"; then
-    tail -n 1 "$tmp" >> "$csv"; tail -n 1 "$tmp" | tee -a "$log"
-  else
-    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name" | tee -a "$log"
-  fi
-}
 for size in $SIZES; do
   for rep in $(seq "$REPS"); do
     measure "aliev_panfilov $size" examples/aliev_panfilov --size "$size" --no-check

@@ -28,15 +28,6 @@ done
 
 csv=$out/hdiff.csv
 echo "program,backend,processes,units,threads,nx,ny,nz,iters,seconds,check,batch,max_registers" > "$csv"
-measure() {
-  local name=$1; shift
-  local tmp=/tmp/row.csv
-  if timeout 300 "$@" --csv > "$tmp" 2>>"$log"; then
-    tail -n 1 "$tmp" >> "$csv"; tail -n 1 "$tmp" | tee -a "$log"
-  else
-    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name" | tee -a "$log"
-  fi
-}
 for grid in $GRIDS; do
   IFS=: read -r nx ny nz <<< "$grid"
   size=(--nx "$nx" --ny "$ny" --nz "$nz" --no-check)

@@ -29,15 +29,6 @@ done
 
 csv=$out/jacobi.csv
 echo "program,backend,processes,units,threads,nx,ny,iters,seconds,norm,check" > "$csv"
-measure() {
-  local name=$1; shift
-  local tmp=/tmp/row.csv
-  if timeout 300 "$@" --csv > "$tmp" 2>>"$log"; then
-    tail -n 1 "$tmp" >> "$csv"; tail -n 1 "$tmp" | tee -a "$log"
-  else
-    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name" | tee -a "$log"
-  fi
-}
 for size in $SIZES; do
   for rep in $(seq "$REPS"); do
     measure "jacobi $size" examples/jacobi --size "$size" --no-check

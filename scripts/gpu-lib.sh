@@ -12,6 +12,16 @@ run() {
     fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $?)" | tee -a "$log"
   fi
 }
+# `measure NAME CMD...` runs CMD --csv and appends its row to $csv.
+measure() {
+  local name=$1; shift
+  local tmp=/tmp/row.csv
+  if timeout 300 "$@" --csv > "$tmp" 2>>"$log"; then
+    tail -n 1 "$tmp" >> "$csv"; tail -n 1 "$tmp" | tee -a "$log"
+  else
+    fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name" | tee -a "$log"
+  fi
+}
 summary() {
   echo "passed $pass, failed $fail ${failed[*]:-}" | tee -a "$log"
   [ "$fail" = 0 ]

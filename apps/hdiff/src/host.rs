@@ -2,6 +2,7 @@
 //! CPU reference, the check and the report. Not part of the PTX build.
 
 use crate::compute::{split, Shape};
+use app_support::args::{check_batch, check_max_registers, check_threads, csv_record, Args};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -98,15 +99,9 @@ impl Options {
             check: false,
         };
         let mut check = None;
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let mut number = |name: &str| -> Result<u32, String> {
-                let v = args
-                    .next()
-                    .ok_or(format!("{name} needs a value; {USAGE}"))?;
-                v.parse()
-                    .map_err(|_| format!("{name}: `{v}` is not a number; {USAGE}"))
-            };
+        let mut args = Args::new(args, USAGE);
+        while let Some(arg) = args.next_flag() {
+            let mut number = |name: &str| args.number(name);
             match arg.as_str() {
                 "--nx" => o.nx = number("--nx")?,
                 "--ny" => o.ny = number("--ny")?,
@@ -120,7 +115,7 @@ impl Options {
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
                 "--no-check" => check = Some(false),
-                other => return Err(format!("unknown option `{other}`; {USAGE}")),
+                other => return Err(args.unknown(other)),
             }
         }
         if o.nx < 5 || o.ny < 1 || o.nz < 1 {
@@ -129,21 +124,9 @@ impl Options {
                 o.nx, o.ny, o.nz
             ));
         }
-        if !o.threads.is_power_of_two() || !(32..=1024).contains(&o.threads) {
-            return Err(format!(
-                "--threads must be a power of two from 32 to 1024, got {}",
-                o.threads
-            ));
-        }
-        if !(16..=255).contains(&o.max_registers) {
-            return Err(format!(
-                "--max-registers must be from 16 to 255, got {}",
-                o.max_registers
-            ));
-        }
-        if ![1, 2, 4, 8].contains(&o.batch) {
-            return Err(format!("--batch must be 1, 2, 4 or 8, got {}", o.batch));
-        }
+        check_threads(o.threads)?;
+        check_max_registers(o.max_registers)?;
+        check_batch(o.batch)?;
         if o.units == Some(0) {
             return Err("--ranks must be at least 1".into());
         }
@@ -346,7 +329,6 @@ impl Outcome {
                 1e3 * self.seconds / o.iters.max(1) as f64, self.checked
             ));
         }
-        let mut w = csv::Writer::from_writer(Vec::new());
         let header = [
             "program",
             "backend",
@@ -377,11 +359,7 @@ impl Outcome {
             o.batch.to_string(),
             o.max_registers.to_string(),
         ];
-        w.write_record(header)
-            .and_then(|_| w.write_record(&row))
-            .map_err(|e| e.to_string())?;
-        let bytes = w.into_inner().map_err(|e| e.to_string())?;
-        String::from_utf8(bytes).map_err(|e| e.to_string())
+        csv_record(&header, &row)
     }
 }
 

@@ -2,6 +2,7 @@
 //! CPU reference and the report. Not part of the PTX build.
 
 use crate::compute::split;
+use app_support::args::{check_max_registers, check_threads, csv_record, Args};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -78,15 +79,9 @@ impl Options {
             check: false,
         };
         let mut check = None;
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let mut number = |name: &str| -> Result<u32, String> {
-                let v = args
-                    .next()
-                    .ok_or(format!("{name} needs a value; {USAGE}"))?;
-                v.parse()
-                    .map_err(|_| format!("{name}: `{v}` is not a number; {USAGE}"))
-            };
+        let mut args = Args::new(args, USAGE);
+        while let Some(arg) = args.next_flag() {
+            let mut number = |name: &str| args.number(name);
             match arg.as_str() {
                 "--size" => {
                     (o.nx, o.ny) = {
@@ -104,7 +99,7 @@ impl Options {
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
                 "--no-check" => check = Some(false),
-                other => return Err(format!("unknown option `{other}`; {USAGE}")),
+                other => return Err(args.unknown(other)),
             }
         }
         if o.nx < 3 || o.ny < 3 {
@@ -113,18 +108,8 @@ impl Options {
                 o.nx, o.ny
             ));
         }
-        if !o.threads.is_power_of_two() || !(32..=1024).contains(&o.threads) {
-            return Err(format!(
-                "--threads must be a power of two from 32 to 1024, got {}",
-                o.threads
-            ));
-        }
-        if !(16..=255).contains(&o.max_registers) {
-            return Err(format!(
-                "--max-registers must be from 16 to 255, got {}",
-                o.max_registers
-            ));
-        }
+        check_threads(o.threads)?;
+        check_max_registers(o.max_registers)?;
         if o.units == Some(0) {
             return Err("--ranks must be at least 1".into());
         }
@@ -292,7 +277,6 @@ impl Outcome {
     pub fn render(&self) -> Result<String, String> {
         let o = &self.options;
         if o.csv {
-            let mut w = csv::Writer::from_writer(Vec::new());
             let row = [
                 self.program.clone(),
                 self.backend.clone(),
@@ -306,7 +290,7 @@ impl Outcome {
                 format!("{:e}", self.norm),
                 self.checked.clone(),
             ];
-            w.write_record([
+            let header = [
                 "program",
                 "backend",
                 "processes",
@@ -318,11 +302,8 @@ impl Outcome {
                 "seconds",
                 "norm",
                 "check",
-            ])
-            .and_then(|_| w.write_record(&row))
-            .map_err(|e| e.to_string())?;
-            let bytes = w.into_inner().map_err(|e| e.to_string())?;
-            String::from_utf8(bytes).map_err(|e| e.to_string())
+            ];
+            csv_record(&header, &row)
         } else {
             Ok(format!(
                 "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}\n",

@@ -4,13 +4,19 @@
 //! * [`RowHalos`]: the halo exchange of a field split in rows over
 //!   processes, periodic: device copies on one process, pinned host memory
 //!   and `MPI_Sendrecv` between processes;
+//! * [`args`]: the command line, the shared options' checks, the CSV row;
+//! * [`ranks_that_fit`], [`blocks_that_fit`], [`clock_stamp`]: what the
+//!   programs ask of the device;
 //! * [`testing`]: runs a program alone or under `mpirun` and checks that it
 //!   verified its result.
 
+pub mod args;
+mod device;
 mod halos;
 mod job;
 pub mod testing;
 
+pub use device::{blocks_that_fit, clock_stamp, ranks_that_fit};
 pub use halos::{Direction, RowHalos};
 pub use job::Job;
 

@@ -4,10 +4,10 @@
 
 use std::process::Command;
 
-/// Runs `program args --check` alone (`procs` `None`) or under `mpirun`
-/// with the emulator at 4 ranks of 256 threads a process; panics with the
-/// output unless it succeeded and printed `, correct`. Returns the output.
-pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
+/// Runs `program args` alone (`procs` `None`) or under `mpirun -np N`,
+/// the emulator at `emulator_ranks` ranks of 256 threads a process; panics
+/// with the output unless it succeeded. Returns standard output and error.
+pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32) -> String {
     let mut cmd = match procs {
         None => Command::new(program),
         Some(n) => {
@@ -26,8 +26,7 @@ pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
     };
     let out = cmd
         .args(args)
-        .arg("--check")
-        .env("DCUDA_EMULATOR_RANKS", "4")
+        .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
         .env("DCUDA_EMULATOR_THREADS", "256")
         .output()
         .expect("cannot start the program (mpirun needs OpenMPI's openmpi-bin)");
@@ -37,6 +36,14 @@ pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
+    text
+}
+
+/// [`run`] with `--check` and 4 emulator ranks; panics unless the program
+/// printed `, correct` (it verified its result against its reference).
+pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
+    let with_check: Vec<&str> = args.iter().copied().chain(["--check"]).collect();
+    let text = run(procs, program, &with_check, 4);
     assert!(
         text.contains(", correct"),
         "{program} {args:?} did not check:\n{text}"

@@ -22,14 +22,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &dcuda::include_ptx!("aliev_panfilov_kernels"),
         &o.load_options(),
     )?;
-    let fit = module.max_ranks(&ALIEV_PANFILOV, o.threads)?;
-    if fit == 0 {
-        return Err(format!(
-            "no rank of {} threads fits on the device at {} registers a thread: pass fewer --threads or --max-registers",
-            o.threads, o.max_registers
-        )
-        .into());
-    }
+    let fit = app_support::ranks_that_fit(&module, &ALIEV_PANFILOV, o.threads, o.max_registers)?;
     let procs = rt.job().map_or(1, |j| j.processes());
     let layout = o.layout(procs, o.units.unwrap_or(fit).min(fit))?;
     let config = RunConfig::new(o.threads).ranks(layout.ranks_per_process());

@@ -15,7 +15,7 @@ use aliev_panfilov_kernels::{
     Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2,
     PANFILOV_STEP_4, PANFILOV_STEP_8,
 };
-use app_support::{Job, Res};
+use app_support::{clock_stamp, Job, Res};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
 
@@ -229,7 +229,7 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => fitting(&module, o.threads, o.batch)?,
+        None => app_support::blocks_that_fit(&module, step_kernel(o.batch), o.threads)?,
     };
     // The processes' grid as the dcuda version's; one "rank" a process.
     let layout: Layout = Options {
@@ -268,14 +268,14 @@ fn run() -> Res<()> {
     };
     let stamps = rt.alloc::<u64>(2)?;
     // SAFETY: `stamps` has two slots and outlives the stream's work.
-    unsafe { stamp(&solver.main, &module, &stamps, 0)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 0)? };
     for k in 0..o.iters {
         let fields = if k % 2 == 0 { (&a, &b) } else { (&b, &a) };
         solver.iterate(fields, o.overlap)?;
     }
     solver.main.wait_for(&solver.side)?;
     // SAFETY: as above.
-    unsafe { stamp(&solver.main, &module, &stamps, 1)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 1)? };
     let mut t = [0u64; 2];
     solver.main.read(&stamps, 0, &mut t)?;
     let seconds = job.allreduce((t[1] - t[0]) as f64 * 1e-9, true)?;
@@ -310,32 +310,6 @@ fn run() -> Res<()> {
     };
     print!("{}", outcome.render()?);
     Ok(())
-}
-
-/// Queues a device-clock stamp into `stamps[at]` on `stream`.
-///
-/// # Safety
-/// `stamps` outlives the stream's work.
-unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at: u32) -> Res<()> {
-    stream.launch(
-        module,
-        &CLOCK_STAMP,
-        LaunchConfig::linear(1, 1),
-        (stamps.slice(), at),
-    )?;
-    Ok(())
-}
-
-/// How many blocks of `threads` fit on the device at once, or an error
-/// when none does.
-fn fitting(module: &Module, threads: u32, batch: u32) -> Res<u32> {
-    match module.max_coresident_blocks(step_kernel(batch), threads, 0)? {
-        0 => Err(
-            format!("no block of {threads} threads fits on the device: pass fewer --threads")
-                .into(),
-        ),
-        n => Ok(n),
-    }
 }
 
 /// The step kernel of `batch` points.

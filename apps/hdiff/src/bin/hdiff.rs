@@ -19,14 +19,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
-    let fit = module.max_ranks(&HDIFF, o.threads)?;
-    if fit == 0 {
-        return Err(format!(
-            "no rank of {} threads fits on the device at {} registers a thread: pass fewer --threads or --max-registers",
-            o.threads, o.max_registers
-        )
-        .into());
-    }
+    let fit = app_support::ranks_that_fit(&module, &HDIFF, o.threads, o.max_registers)?;
     // By default as many ranks as fit, but no more than there are rows.
     let procs = rt.job().map_or(1, |j| j.processes());
     let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit.min(o.ny / procs).max(1)));

@@ -10,7 +10,7 @@
 //! the halos go through pinned host memory and `MPI_Sendrecv` (the
 //! installed OpenMPI is not CUDA-aware).
 
-use app_support::{Direction, Job, Res, RowHalos};
+use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
@@ -160,7 +160,7 @@ fn run() -> Res<()> {
     let blocks = match o.units {
         Some(n) => n,
         // As many as fit at once, but no more than there are rows.
-        None => fitting(&module, o.threads, o.batch)?
+        None => app_support::blocks_that_fit(&module, stage_kernel(o.batch), o.threads)?
             .min(o.ny / job.procs as u32)
             .max(1),
     };
@@ -192,7 +192,7 @@ fn run() -> Res<()> {
     };
     let stamps = rt.alloc::<u64>(2)?;
     // SAFETY: `stamps` has two slots and outlives the stream's work.
-    unsafe { stamp(&solver.main, &module, &stamps, 0)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 0)? };
     for k in 0..o.iters {
         if k % 2 == 0 {
             solver.iterate(&a, &b, o.overlap)?;
@@ -202,7 +202,7 @@ fn run() -> Res<()> {
     }
     solver.main.wait_for(&solver.side)?;
     // SAFETY: as above.
-    unsafe { stamp(&solver.main, &module, &stamps, 1)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 1)? };
     let mut t = [0u64; 2];
     solver.main.read(&stamps, 0, &mut t)?;
     let seconds = job.allreduce((t[1] - t[0]) as f64 * 1e-9, true)?;
@@ -234,32 +234,6 @@ fn run() -> Res<()> {
     };
     print!("{}", outcome.render()?);
     Ok(())
-}
-
-/// Queues a device-clock stamp into `stamps[at]` on `stream`.
-///
-/// # Safety
-/// `stamps` outlives the stream's work.
-unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at: u32) -> Res<()> {
-    stream.launch(
-        module,
-        &CLOCK_STAMP,
-        LaunchConfig::linear(1, 1),
-        (stamps.slice(), at),
-    )?;
-    Ok(())
-}
-
-/// How many blocks of `threads` fit on the device at once, or an error
-/// when none does.
-fn fitting(module: &Module, threads: u32, batch: u32) -> Res<u32> {
-    match module.max_coresident_blocks(stage_kernel(batch), threads, 0)? {
-        0 => Err(
-            format!("no block of {threads} threads fits on the device: pass fewer --threads")
-                .into(),
-        ),
-        n => Ok(n),
-    }
 }
 
 /// The stage kernel of `batch` points.

@@ -19,14 +19,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("jacobi_kernels"), &o.load_options())?;
-    let fit = module.max_ranks(&JACOBI, o.threads)?;
-    if fit == 0 {
-        return Err(format!(
-            "no rank of {} threads fits on the device at {} registers a thread: pass fewer --threads or --max-registers",
-            o.threads, o.max_registers
-        )
-        .into());
-    }
+    let fit = app_support::ranks_that_fit(&module, &JACOBI, o.threads, o.max_registers)?;
     let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit));
     let info = module.rank_info(&JACOBI, &config)?;
     if info.rank_count > o.rows() {

@@ -10,7 +10,7 @@
 //! the halos go through the host (the installed OpenMPI is not
 //! CUDA-aware): device to host, `MPI_Sendrecv`, host to device.
 
-use app_support::{Direction, Job, Res, RowHalos};
+use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{Step, CLOCK_STAMP, JACOBI_STEP};
@@ -117,7 +117,7 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => module.max_coresident_blocks(&JACOBI_STEP, o.threads, 0)?,
+        None => app_support::blocks_that_fit(&module, &JACOBI_STEP, o.threads)?,
     };
     let total = blocks * job.procs as u32;
     if total > o.rows() {
@@ -144,7 +144,7 @@ fn run() -> Res<()> {
     };
     let stamps = rt.alloc::<u64>(2)?;
     // SAFETY: `stamps` has two slots and outlives the stream's work.
-    unsafe { stamp(&solver.main, &module, &stamps, 0)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 0)? };
     let mut norms = Vec::with_capacity(o.iters as usize);
     for k in 0..o.iters {
         let local = if k % 2 == 0 {
@@ -155,7 +155,7 @@ fn run() -> Res<()> {
         norms.push(job.allreduce(local, false)? as f32);
     }
     // SAFETY: as above.
-    unsafe { stamp(&solver.main, &module, &stamps, 1)? };
+    unsafe { clock_stamp(&solver.main, &module, &CLOCK_STAMP, &stamps, 1)? };
     let mut t = [0u64; 2];
     solver.main.read(&stamps, 0, &mut t)?;
     let seconds = job.allreduce((t[1] - t[0]) as f64 * 1e-9, true)?;
@@ -187,19 +187,5 @@ fn run() -> Res<()> {
         checked,
     };
     print!("{}", outcome.render()?);
-    Ok(())
-}
-
-/// Queues a device-clock stamp into `stamps[at]` on `stream`.
-///
-/// # Safety
-/// `stamps` outlives the stream's work.
-unsafe fn stamp(stream: &Stream, module: &Module, stamps: &DeviceBuffer<u64>, at: u32) -> Res<()> {
-    stream.launch(
-        module,
-        &CLOCK_STAMP,
-        LaunchConfig::linear(1, 1),
-        (stamps.slice(), at),
-    )?;
     Ok(())
 }
