@@ -22,3 +22,14 @@ pub use job::Job;
 
 /// The error type of the host programs: any error, with its message.
 pub type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// A program's `main`: dcuda's log messages to standard error
+/// (`DCUDA_LOG` filters), then `run`; an error is printed after the
+/// program's name and the process exits with status 1.
+pub fn main(program: &str, run: impl FnOnce() -> Res<()>) {
+    dcuda::log::init();
+    if let Err(e) = run() {
+        eprintln!("{program}: {e}");
+        std::process::exit(1);
+    }
+}

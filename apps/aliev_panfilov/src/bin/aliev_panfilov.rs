@@ -8,11 +8,7 @@ use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
 use dcuda::{RunConfig, Runtime};
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("aliev_panfilov: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("aliev_panfilov", run);
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -20,11 +20,7 @@ use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("aliev_panfilov_mpi: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("aliev_panfilov_mpi", run);
 }
 
 /// The sides of a process's part, in the order of the staging slots.

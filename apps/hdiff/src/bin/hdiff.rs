@@ -8,11 +8,7 @@ use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
 use hdiff_kernels::{HdiffArgs, Work, HDIFF};
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("hdiff: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("hdiff", run);
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -20,11 +20,7 @@ use hdiff_kernels::{
 };
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("hdiff_mpi: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("hdiff_mpi", run);
 }
 
 /// Which field a stage's halo exchange moves.

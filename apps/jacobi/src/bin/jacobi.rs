@@ -8,11 +8,7 @@ use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{JacobiArgs, JACOBI};
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("jacobi: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("jacobi", run);
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -16,11 +16,7 @@ use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{Step, CLOCK_STAMP, JACOBI_STEP};
 
 fn main() {
-    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    if let Err(e) = run() {
-        eprintln!("jacobi_mpi: {e}");
-        std::process::exit(1);
-    }
+    app_support::main("jacobi_mpi", run);
 }
 
 /// The arrays, streams and staging of one process.
