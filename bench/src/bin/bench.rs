@@ -10,7 +10,7 @@
 
 use dcuda_bench::{options, plot};
 
-use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, RunConfig, Runtime};
+use dcuda::{DeviceBuffer, LaunchConfig, LoadOptions, MappedBuffer, Module, RunConfig, Runtime};
 use dcuda_bench_kernels::*;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -138,6 +138,10 @@ impl Bench {
     }
 
     fn pingpong_with(&self, ranks: u32, mode: u32, threads: u32) -> Result<f64> {
+        self.pingpong_on(&self.module, ranks, mode, threads)
+    }
+
+    fn pingpong_on(&self, module: &Module, ranks: u32, mode: u32, threads: u32) -> Result<f64> {
         let iters = self.iters(20_000);
         let buf = self.rt.alloc::<u32>(16 * ranks as usize)?;
         let out = self.rt.alloc::<u64>(1)?;
@@ -148,10 +152,7 @@ impl Bench {
             mode,
         };
         // SAFETY: 16 words per rank, one output.
-        unsafe {
-            self.module
-                .run(&PINGPONG, &RunConfig::new(threads).ranks(ranks), &args)?
-        };
+        unsafe { module.run(&PINGPONG, &RunConfig::new(threads).ranks(ranks), &args)? };
         Ok(out.download()?[0] as f64 / 1e3 / iters as f64 / 2.0)
     }
 
@@ -345,6 +346,28 @@ fn main() -> Result<()> {
         b.push(Row {
             group: "latency",
             name: format!("{what}, half round trip, 32-thread ranks"),
+            x: 2.0,
+            value: v,
+            unit: "us",
+            baseline: Some(raw),
+            target: None,
+        });
+    }
+
+    // How the rank's thread count moves a notification's cost: ranks of up
+    // to 1024 threads, in a module capped at 64 registers as the stencil
+    // applications run them (a step of theirs cost 36 µs at 1024 threads
+    // against 9 µs at 256).
+    let capped =
+        b.rt.load_with(&ptx(), &LoadOptions::default().max_registers(64))?;
+    for t in [128, 256, 512, 1024] {
+        if capped.max_ranks(&PINGPONG, t)? < 2 {
+            continue;
+        }
+        let v = b.pingpong_on(&capped, 2, 1, t)?;
+        b.push(Row {
+            group: "latency",
+            name: format!("notify, half round trip, {t}-thread ranks, 64 registers"),
             x: 2.0,
             value: v,
             unit: "us",
