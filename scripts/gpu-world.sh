@@ -43,6 +43,21 @@ for route in direct network; do
       run "$v $size ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --size $size --no-check
     done
   done
+  # hdiff and Aliev–Panfilov across the GPUs (Aliev–Panfilov split in rows
+  # and in columns): checked, then timed at the one-GPU grids.
+  for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
+    run "$v check ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --nx 67 --ny 300 --nz 5 --iters 20 --check
+    for grid in "128 640 26" "512 2560 32"; do
+      read -r nx ny nz <<< "$grid"
+      run "$v $grid ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --nx "$nx" --ny "$ny" --nz "$nz" --no-check
+    done
+  done
+  for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+    for split in 1 2; do
+      run "$v check, procs-x $split ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --nx 301 --ny 203 --iters 50 --procs-x $split --check
+      run "$v 8192, procs-x $split ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/$v --size 8192 --procs-x $split --no-check
+    done
+  done
   run "stress, 10^6 messages ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/stress --messages 1000000 --fanout 8 --seed "$(date +%s)"
   run "world_checks wait-on-failed ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=0 ${mpirun_[*]} examples/world_checks wait-on-failed"
   run "world_checks stop-peer ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer DCUDA_WATCHDOG_SECS=5 ${mpirun_[*]} examples/world_checks stop-peer"
@@ -53,7 +68,7 @@ run "two processes one GPU refused" bash -c "out=\$(env CUDA_VISIBLE_DEVICES=0 $
 # Two processes sharing GPU 0 on purpose (DCUDA_DEVICE): record what happens;
 # it must end (pass or a clear error), never hang.
 run "two processes share GPU 0 (observed)" bash -c "timeout 120 env CUDA_VISIBLE_DEVICES=0 DCUDA_DEVICE=0 DCUDA_WATCHDOG_SECS=10 ${mpirun_[*]} examples/world_checks; rc=\$?; echo exit=\$rc; [ \$rc != 124 ]"
-grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process\|^jacobi" "$log" | head -60
+grep -h "world_checks: process\|distributed_sum:\|distributed_sum_mpi:\|stress: process\|^jacobi\|^hdiff\|^aliev_panfilov" "$log" | head -120
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   run "bench_world (direct)" env DCUDA_PEER_ACCESS=1 "${mpirun_[@]}" bench/bench_world --out "$out/bench"
