@@ -29,7 +29,20 @@ use crate::abi::RankContext;
 use crate::arch;
 use crate::block::{Block, PerThread, ReduceOp, Reducible, Thread};
 use crate::runtime::Runtime;
+use crate::shared::{SharedArray, SharedSymbol};
 use core::marker::PhantomData;
+
+/// Words of shared memory that `#[rank]` reserves to stage a kernel's
+/// arguments of type `A` (at least one: PTX has no empty arrays).
+#[doc(hidden)]
+pub const fn args_words<A>() -> usize {
+    let words = core::mem::size_of::<A>().div_ceil(8);
+    if words == 0 {
+        1
+    } else {
+        words
+    }
+}
 
 /// The argument struct of a rank kernel: plain data, copied to the device
 /// once per launch and read by every rank.
@@ -51,22 +64,45 @@ pub struct Rank {
 }
 
 impl Rank {
-    /// Sets up the rank state and runs `body` as the rank. Called by the
-    /// entry point that `#[rank]` emits.
+    /// Sets up the rank state and runs `body` as the rank with its
+    /// arguments. Called by the entry point that `#[rank]` emits.
+    ///
+    /// The arguments and the run's context are copied into the rank's
+    /// shared memory first (one barrier): a wait's acquire load empties
+    /// the L1 cache on the GPU, and a field read from global memory after
+    /// it would cost an L2 round trip (this bought 0.4 µs of a notified
+    /// put's 1.9 µs on an H100; `docs/design.md`).
     ///
     /// # Safety
     /// Only from a rank kernel entry point (GPU) or an emulated rank thread,
-    /// with the context the host built for the run.
+    /// with the context the host built for the run and the launch's
+    /// arguments (of a [`RankArgs`] type: `#[rank]` checks it, with its own
+    /// message); `staged` is the kernel's own array, of at least
+    /// [`args_words::<A>()`](args_words) words.
     #[doc(hidden)]
     #[inline(always)]
-    pub unsafe fn run(context: *const RankContext, body: impl FnOnce(&mut Rank) + Clone) {
+    pub unsafe fn run<A, const N: usize, S: SharedSymbol>(
+        context: *const RankContext,
+        args: *const A,
+        staged: &SharedArray<u64, N, S>,
+        body: impl FnOnce(&mut Rank, &A) + Clone,
+    ) {
+        const { assert!(core::mem::align_of::<A>() <= 8) };
+        assert!(N >= args_words::<A>());
+        let to = staged.as_mut_ptr() as *mut u8;
         arch::block::run_rank(move || {
+            let block = Block::current();
+            stage_args(&block, args, to);
+            Runtime::stage_context(context, &block);
+            block.sync();
             let mut rank = Rank {
-                block: Block::current(),
-                rt: Runtime::new(context),
+                block,
+                rt: Runtime::new(),
                 _not_send: PhantomData,
             };
-            body(&mut rank);
+            // SAFETY: a copy of the arguments, aligned (the array is), and
+            // never written again during the launch.
+            body(&mut rank, unsafe { &*(to as *const A) });
             rank.rt.finish(&rank.block);
         })
     }
@@ -156,4 +192,33 @@ impl Rank {
         arch::block::enter_call("single", []);
         self.block.single(f)
     }
+}
+
+/// Copies a kernel's arguments to `to` in shared memory, every thread a
+/// part: in words when the type allows, else in bytes.
+///
+/// # Safety
+/// `args` is readable and `to` writable for `size_of::<A>()` bytes, and
+/// `to` is 8-byte aligned.
+#[inline(always)]
+unsafe fn stage_args<A>(block: &Block, args: *const A, to: *mut u8) {
+    let bytes = core::mem::size_of::<A>();
+    let words = core::mem::align_of::<A>() >= 4 && bytes.is_multiple_of(4);
+    let (unit, count) = if words { (4, bytes / 4) } else { (1, bytes) };
+    block.each_thread(|t| {
+        let mut i = t.index() as usize;
+        while i < count {
+            // SAFETY: inside the arguments and the staging array.
+            unsafe {
+                if unit == 4 {
+                    (to as *mut u32)
+                        .add(i)
+                        .write((args as *const u32).add(i).read());
+                } else {
+                    to.add(i).write((args as *const u8).add(i).read());
+                }
+            }
+            i += block.threads() as usize;
+        }
+    });
 }

@@ -44,10 +44,19 @@ use crate::abi::{RankContext, STATUS_FINISHED};
 use crate::arch::{self, Scope};
 use crate::block::Block;
 
-/// One rank's runtime state: the run's context and each subsystem's own
-/// state.
+/// Words of the run's context.
+const CONTEXT_WORDS: usize = core::mem::size_of::<RankContext>() / 8;
+const _: () = assert!(core::mem::size_of::<RankContext>().is_multiple_of(8));
+
+// The rank's copy of the run's context. Every acquire load (each poll of a
+// wait) invalidates the L1 cache on the GPU, so context fields read from
+// global memory after a wait cost an L2 round trip each, in dependent
+// chains; from shared memory they cost a few cycles.
+crate::shared_array!(static DCUDA_CONTEXT: [u64; CONTEXT_WORDS]);
+
+/// One rank's runtime state: each subsystem's own state (the run's
+/// context is in shared memory, at a fixed address).
 pub(crate) struct Runtime {
-    context: *const RankContext,
     windows: window::Windows,
     counters: notify::Counters,
     host: host::HostChannel,
@@ -59,13 +68,31 @@ pub(crate) struct Runtime {
 }
 
 impl Runtime {
-    /// The state of a rank at the start of its kernel. Nothing is set up
-    /// here: state that needs it is set up by its first use (notification
+    /// Copies the run's context into this rank's shared memory (every
+    /// thread a part); [`Runtime::new`] may follow only after a barrier.
+    ///
+    /// # Safety
+    /// `context` is the run's context, valid and unchanged for the launch.
+    #[inline(always)]
+    pub unsafe fn stage_context(context: *const RankContext, block: &Block) {
+        let words = context as *const u64;
+        block.each_thread(|t| {
+            let mut i = t.index() as usize;
+            while i < CONTEXT_WORDS {
+                // SAFETY: inside the context (the caller's promise).
+                DCUDA_CONTEXT.set(i, unsafe { words.add(i).read() });
+                i += block.threads() as usize;
+            }
+        });
+    }
+
+    /// The state of a rank at the start of its kernel, over the context
+    /// that [`Runtime::stage_context`] copied. Nothing is set up here:
+    /// state that needs it is set up by its first use (notification
     /// counters, ring credit), so a kernel pays only for what it uses.
     #[inline(always)]
-    pub fn new(context: *const RankContext) -> Runtime {
+    pub fn new() -> Runtime {
         Runtime {
-            context,
             windows: window::Windows::default(),
             counters: notify::Counters::default(),
             host: host::HostChannel::default(),
@@ -77,11 +104,13 @@ impl Runtime {
         }
     }
 
-    /// The run's context.
+    /// The run's context (the rank's copy in shared memory).
     #[inline(always)]
     pub fn ctx(&self) -> &RankContext {
-        // SAFETY: the host passes a valid context for the whole launch.
-        unsafe { &*self.context }
+        // SAFETY: copied from the host's context by `stage_context` before
+        // any `Runtime` exists; the shared copy lives as long as the block.
+        // Its address is a constant, so no register or stack slot holds it.
+        unsafe { &*(DCUDA_CONTEXT.as_mut_ptr() as *const RankContext) }
     }
 
     /// After the rank body: the clock reading of a traced run, then tell

@@ -11,7 +11,65 @@ use crate::memory::{DeviceCopy, DeviceSlice};
 
 /// Payloads up to this size are copied by the leader thread alone: one
 /// thread, one barrier, and the leader's release covers its own copy.
+/// Must stay at most the 16 bytes a [`Payload`] holds.
 const SMALL: usize = 16;
+const _: () = assert!(SMALL <= core::mem::size_of::<Payload>());
+
+/// A small put's payload in registers: up to [`SMALL`] bytes as words.
+#[derive(Clone, Copy)]
+struct Payload([u32; 4]);
+
+impl Payload {
+    /// Reads `bytes` (at most [`SMALL`]) from `src` when they are whole
+    /// aligned words; `None` otherwise (the caller copies bytes).
+    ///
+    /// # Safety
+    /// `src` is readable for `bytes` bytes.
+    #[inline(always)]
+    unsafe fn load(src: *const u8, bytes: usize) -> Option<Payload> {
+        if !(src as usize).is_multiple_of(4) || !bytes.is_multiple_of(4) {
+            return None;
+        }
+        let s = src as *const u32;
+        let mut w = [0u32; 4];
+        // Written out, not a loop over a run-time count, so that the
+        // words stay in registers.
+        if bytes >= 4 {
+            w[0] = s.read();
+        }
+        if bytes >= 8 {
+            w[1] = s.add(1).read();
+        }
+        if bytes >= 12 {
+            w[2] = s.add(2).read();
+        }
+        if bytes >= 16 {
+            w[3] = s.add(3).read();
+        }
+        Some(Payload(w))
+    }
+
+    /// Writes the `bytes` read by [`Payload::load`] to `dst`.
+    ///
+    /// # Safety
+    /// `dst` is writable for `bytes` bytes and 4-byte aligned.
+    #[inline(always)]
+    unsafe fn store(&self, dst: *mut u8, bytes: usize) {
+        let d = dst as *mut u32;
+        if bytes >= 4 {
+            d.write(self.0[0]);
+        }
+        if bytes >= 8 {
+            d.add(1).write(self.0[1]);
+        }
+        if bytes >= 12 {
+            d.add(2).write(self.0[2]);
+        }
+        if bytes >= 16 {
+            d.add(3).write(self.0[3]);
+        }
+    }
+}
 
 /// Which way data moves between this rank and the target's window.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -113,18 +171,28 @@ impl Runtime {
         self.check_user_tag(block, Call::PutNotify, tag);
         let bytes = src.bytes();
         if bytes <= SMALL && !win.matched {
+            // The barrier first (every thread's writes to the source are
+            // done), so that the leader's read of the source and the
+            // window entry's lookup are in flight together.
+            block.sync();
+            // SAFETY: the slice holds `bytes` bytes.
+            let payload = block.leader(|_| unsafe { Payload::load(src.as_ptr().cast(), bytes) });
             let t = self.target(block, Call::PutNotify, &win, target, offset, src.len());
             if let Some(scope) = direct_scope(route_of(&t)) {
-                // One thread copies and signals, after one barrier: its
-                // release covers its own copy.
+                // One thread copies and signals: its release covers its
+                // own copy.
                 let dst = (t.entry.base as *mut T).wrapping_add(offset);
                 let counter = t.place.counter(tag);
-                block.sync();
                 block.leader(|_| {
                     // SAFETY: the ranges were checked; the counter is the target's.
                     unsafe {
                         if !core::ptr::eq(dst, src.as_ptr()) {
-                            core::ptr::copy(src.as_ptr() as *const u8, dst as *mut u8, bytes);
+                            match payload.flatten() {
+                                Some(p) if (dst as usize).is_multiple_of(4) => {
+                                    p.store(dst.cast(), bytes)
+                                }
+                                _ => core::ptr::copy(src.as_ptr().cast::<u8>(), dst.cast(), bytes),
+                            }
                         }
                         arch::add(counter, 1, Ordering::Release, scope);
                     }

@@ -23,6 +23,7 @@ pub fn expand(k: &RankFn, errors: Vec<syn::Error>) -> TokenStream {
     body_sig.ident = body_fn.clone();
     let block = &func.block;
     let call = quote!(#body_fn(rank, args));
+    let staged = format_ident!("__DCUDA_ARGS_{}", entry.to_uppercase());
     let args_check = quote_spanned! {args_ty.span()=>
         const _: fn() = || {
             fn rank_args<A: ::dcuda_device::rank::RankArgs>() {}
@@ -56,6 +57,10 @@ pub fn expand(k: &RankFn, errors: Vec<syn::Error>) -> TokenStream {
 
         #args_check
 
+        ::dcuda_device::shared_array!(
+            static #staged: [u64; ::dcuda_device::rank::args_words::<#args_ty>()]
+        );
+
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
         #[allow(clippy::missing_safety_doc)]
@@ -63,12 +68,11 @@ pub fn expand(k: &RankFn, errors: Vec<syn::Error>) -> TokenStream {
             context: *const ::dcuda_device::abi::RankContext,
             args: *const #args_ty,
         ) {
-            let args: &#args_ty = &*args;
             // Forcing this closure inline was measured: small puts got 8%
             // faster, notified-put latency 9% slower (bench/results/
             // 2026-11-23-architecture-h200x2); the compiler decides.
             #[allow(unused_unsafe)]
-            ::dcuda_device::Rank::run(context, |rank| unsafe { #call })
+            ::dcuda_device::Rank::run(context, args, &#staged, |rank, args| unsafe { #call })
         }
 
         #[cfg(not(target_arch = "nvptx64"))]
@@ -76,7 +80,9 @@ pub fn expand(k: &RankFn, errors: Vec<syn::Error>) -> TokenStream {
         #vis const #handle: ::dcuda_device::kernel::RankKernel<#args_ty> =
             ::dcuda_device::kernel::RankKernel::new(#entry, |context, args| {
                 #[allow(unused_unsafe)]
-                unsafe { ::dcuda_device::Rank::run(context, |rank| #call) }
+                unsafe {
+                    ::dcuda_device::Rank::run(context, args, &#staged, |rank, args| #call)
+                }
             });
     }
 }
