@@ -5,7 +5,10 @@
 pub mod baseline;
 pub mod chunks;
 pub mod collectives;
+pub mod model;
 pub mod options;
 pub mod plot;
+pub mod report;
 pub mod stats;
+pub mod suite;
 pub mod table;

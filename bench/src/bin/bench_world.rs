@@ -12,11 +12,13 @@
 //! manager. Process 0 prints the table and writes `DIR/world-<route>.csv`.
 
 use dcuda_bench::options;
+use dcuda_bench::report::{header, write_csv, Row};
+use dcuda_bench::stats::{summary, Summary};
+use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, ALIGN};
 
 use dcuda::{Module, RunConfig, Runtime};
 use dcuda_bench_kernels::*;
 use mpi_sys as ffi;
-use std::fmt::Write as _;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -28,82 +30,108 @@ struct World {
 }
 
 impl World {
-    fn iters(&self, full: u32) -> u32 {
+    /// Timed batches per launch and round trips per batch.
+    fn batches(&self) -> (u32, u32) {
         if self.quick {
-            (full / 20).max(50)
+            (8, 50)
         } else {
-            full
+            (40, 100)
         }
     }
 
-    /// Half round trip of a notified-put (mode 0) or notify (mode 1)
-    /// ping-pong between world ranks 0 and 1, one rank per process, in µs.
-    fn pingpong(&self, mode: u32) -> Result<f64> {
-        let iters = self.iters(5_000);
-        let buf = self.rt.alloc::<u32>(32)?;
-        let out = self.rt.alloc::<u64>(1)?;
+    /// Half round trip of a notified-put of `bytes` or notify ping-pong
+    /// between world ranks 0 and 1, one rank per process, µs per batch.
+    fn pingpong(&self, ping: Ping) -> Result<Summary> {
+        let (mode, words) = match ping {
+            Ping::Put(bytes) => (0, (bytes / 4).max(1)),
+            Ping::Notify => (1, 1),
+        };
+        let (batches, iters) = self.batches();
+        let buf = self.rt.alloc::<u32>(4 * words as usize)?;
+        let out = self.rt.alloc::<u64>(batches as usize)?;
         let args = PingArgs {
             buf: buf.slice(),
             out: out.slice(),
+            batches,
             iters,
             mode,
+            words,
         };
-        // SAFETY: 16 words for each of the two world ranks.
+        // SAFETY: 2 * words words for each of the two world ranks.
         unsafe {
             self.module
                 .run(&PINGPONG, &RunConfig::new(128).ranks(1), &args)?
         };
-        Ok(out.download()?[0] as f64 / 1e3 / iters as f64 / 2.0)
+        let ns = out.download()?;
+        Ok(summary(
+            ns.iter()
+                .map(|&t| t as f64 / 1e3 / iters as f64 / 2.0)
+                .collect(),
+        ))
     }
 
-    /// A device-host-device round trip on this process, in µs.
-    fn host_roundtrip(&self) -> Result<f64> {
-        let iters = self.iters(5_000);
-        let out = self.rt.alloc::<u64>(1)?;
+    /// A device-host-device round trip on this process, µs per batch.
+    fn host_roundtrip(&self) -> Result<Summary> {
+        let (batches, iters) = self.batches();
+        let out = self.rt.alloc::<u64>(batches as usize)?;
         let args = HostArgs {
             out: out.slice(),
+            batches,
             iters,
         };
-        // SAFETY: one output.
+        // SAFETY: one output per batch.
         unsafe {
             self.module
                 .run(&HOST_ROUNDTRIP, &RunConfig::new(128).ranks(1), &args)?
         };
-        Ok(out.download()?[0] as f64 / 1e3 / iters as f64)
+        let ns = out.download()?;
+        Ok(summary(
+            ns.iter().map(|&t| t as f64 / 1e3 / iters as f64).collect(),
+        ))
     }
 
     /// Put bandwidth from `senders` ranks of process 0 to their partners
-    /// on process 1, `total` bytes per repetition, in GB/s.
-    fn bandwidth(&self, total: usize, senders: u32, ranks: u32) -> Result<f64> {
-        let per = total / senders as usize;
+    /// on process 1, `total` bytes per repetition, GB/s per trial.
+    fn bandwidth(&self, total: usize, senders: u32, ranks: u32) -> Result<Summary> {
+        let per = (total / senders as usize) as u64;
+        let stride = aligned(per);
         let reps = ((256usize << 20) / total).clamp(2, if self.quick { 4 } else { 64 }) as u32;
-        let src = self.rt.alloc::<u8>(total)?;
-        let dst = self.rt.alloc::<u8>(total)?;
-        let out = self.rt.alloc::<u64>(1)?;
+        let trials = 5;
+        let len = (stride * senders as u64) as usize;
+        let src = self.rt.alloc::<u8>(len)?;
+        let dst = self.rt.alloc::<u8>(len)?;
+        let out = self.rt.alloc::<u64>(2 * (trials * senders) as usize)?;
         let args = BandwidthArgs {
             src: src.slice(),
             dst: dst.slice(),
-            bytes: per as u64,
+            bytes: per,
+            stride,
             senders,
             reps,
+            trials,
             out: out.slice(),
             pairing: HALVES,
         };
-        // SAFETY: source and destination hold `per` bytes for every sender.
+        // SAFETY: `stride` bytes per sender in both buffers, two stamps per
+        // sender and trial.
         unsafe {
             self.module
                 .run(&PUT_BANDWIDTH, &RunConfig::new(512).ranks(ranks), &args)?
         };
-        Ok(total as f64 * reps as f64 / out.download()?[0] as f64)
+        let stamps = out.download()?;
+        let moved = (per * senders as u64 * reps as u64) as f64;
+        Ok(summary(trial_bandwidths(&stamps, senders as usize, moved)))
     }
 }
 
 /// Raw MPI between processes 0 and 1 on `MPI_COMM_WORLD` (host memory):
-/// half round trip of a `bytes` ping-pong in µs.
-fn mpi_pingpong(me: u32, bytes: usize, iters: u32) -> f64 {
+/// half round trip of a `bytes` ping-pong in µs, per batch of `iters`
+/// (timed with `MPI_Wtime`: a host baseline has no device clock).
+fn mpi_pingpong(me: u32, bytes: usize, batches: u32, iters: u32) -> Summary {
     let mut buf = vec![0u8; bytes.max(1)];
     let peer = 1 - me as i32;
     let (p, n) = (buf.as_mut_ptr() as *mut _, bytes as i32);
+    let mut samples = Vec::new();
     // SAFETY: blocking sends and receives of our own buffer.
     unsafe {
         let (send, recv) = (
@@ -121,21 +149,23 @@ fn mpi_pingpong(me: u32, bytes: usize, iters: u32) -> f64 {
             },
         );
         ffi::MPI_Barrier(ffi::RSMPI_COMM_WORLD);
-        let mut t0 = 0.0;
-        for i in 0..iters + 10 {
-            if i == 10 {
-                t0 = ffi::RSMPI_Wtime();
+        for b in 0..batches + 1 {
+            let t0 = ffi::RSMPI_Wtime();
+            for _ in 0..iters {
+                if me == 0 {
+                    send();
+                    recv();
+                } else {
+                    recv();
+                    send();
+                }
             }
-            if me == 0 {
-                send();
-                recv();
-            } else {
-                recv();
-                send();
+            if b > 0 {
+                samples.push((ffi::RSMPI_Wtime() - t0) * 1e6 / iters as f64 / 2.0);
             }
         }
-        (ffi::RSMPI_Wtime() - t0) * 1e6 / iters as f64 / 2.0
     }
+    summary(samples)
 }
 
 fn main() -> Result<()> {
@@ -162,34 +192,39 @@ fn main() -> Result<()> {
         (dcuda::Backend::Gpu, true) => "network",
         _ => "emulator",
     };
-    let mut csv = String::from("measure,x,value,unit,baseline,ratio\n");
-    let mut row = |name: &str, x: f64, value: f64, unit: &str, baseline: Option<f64>| {
-        let ratio = baseline.map(|b| value / b);
+    let mut rows: Vec<Row> = Vec::new();
+    let mut push = |row: Row| -> Row {
         if w.me == 0 {
-            println!(
-                "{route:<9} {name:<40} {x:>10} {value:>10.3} {unit:<5} {:>10} {:>7}",
-                baseline.map(|b| format!("{b:.3}")).unwrap_or_default(),
-                ratio.map(|r| format!("{r:.2}x")).unwrap_or_default()
-            );
+            println!("{route:<9} {}", row.line());
         }
-        let _ = writeln!(
-            csv,
-            "{name},{x},{value},{unit},{},{}",
-            baseline.map(|b| b.to_string()).unwrap_or_default(),
-            ratio.map(|r| r.to_string()).unwrap_or_default()
-        );
+        rows.push(row.clone());
+        row
     };
-    let mpi4 = mpi_pingpong(w.me, 4, w.iters(20_000));
-    row("raw MPI ping-pong 4 B (half RTT)", 4.0, mpi4, "us", None);
-    let host = w.host_roundtrip()?;
-    row("host round trip", 0.0, host, "us", None);
-    let put = w.pingpong(0)?;
-    let notify = w.pingpong(1)?;
+    if w.me == 0 {
+        println!("{:<9} {}", "route", header());
+    }
+    let (batches, iters) = w.batches();
+    let mpi4 = mpi_pingpong(w.me, 4, batches, iters);
+    let mpi4 = push(Row::new("latency", "raw MPI ping-pong 4 B, host memory", "us", mpi4).x(4.0));
+    let host = push(Row::new(
+        "host",
+        "device->host->device round trip (runtime)",
+        "us",
+        w.host_roundtrip()?,
+    ));
     // The network path's budget: MPI latency plus a host round trip at
     // each end.
-    let budget = mpi4 + 2.0 * host;
-    row("notified put 4 B (half RTT)", 4.0, put, "us", Some(budget));
-    row("notify (half RTT)", 0.0, notify, "us", Some(budget));
+    let budget = summary(vec![mpi4.value.median + 2.0 * host.value.median]);
+    let budget = push(Row::new(
+        "latency",
+        "budget: MPI 4 B + 2 host round trips",
+        "us",
+        budget,
+    ));
+    for (ping, what) in [(Ping::Put(4), "notified put 4 B"), (Ping::Notify, "notify")] {
+        let v = w.pingpong(ping)?;
+        push(Row::new("latency", what, "us", v).x(4.0).against(&budget));
+    }
     let ranks = match w.rt.backend() {
         dcuda::Backend::Gpu => w.rt.device_info().multiprocessors,
         _ => 4,
@@ -203,19 +238,30 @@ fn main() -> Result<()> {
         let senders = ((total / (256 << 10)).max(1) as u32).min(ranks);
         let gbs = w.bandwidth(total, senders, ranks)?;
         // Raw MPI bandwidth between host buffers of the same processes.
-        let mpi = total as f64 / (mpi_pingpong(w.me, total, 10) * 1e3);
-        row(
-            &format!("put bandwidth, {senders} senders (vs MPI)"),
-            total as f64,
-            gbs,
-            "GB/s",
-            Some(mpi),
+        let mpi = mpi_pingpong(w.me, total, 5, 2);
+        let mpi = summary(vec![total as f64 / (mpi.median * 1e3)]);
+        let x = total as f64;
+        let mpi = push(
+            Row::new(
+                "bandwidth",
+                format!("raw MPI, host memory, {total} B"),
+                "GB/s",
+                mpi,
+            )
+            .x(x),
+        );
+        let what = format!("put, {senders} senders, {total} B in all");
+        push(
+            Row::new("bandwidth", what, "GB/s", gbs)
+                .x(x)
+                .bytes(total as u64 / senders as u64, ALIGN)
+                .against(&mpi),
         );
     }
     if w.me == 0 {
         std::fs::create_dir_all(&out_dir)?;
         let path = out_dir.join(format!("world-{route}.csv"));
-        std::fs::write(&path, csv)?;
+        write_csv(&path, &rows)?;
         println!("wrote {}", path.display());
     }
     Ok(())
