@@ -52,21 +52,24 @@ impl Suite {
         let len = (stride * blocks as u64) as usize;
         let (src, mut dst) = (self.rt.alloc::<u8>(len)?, self.rt.alloc::<u8>(len)?);
         let mut out = self.rt.alloc::<u64>(2 * (trials * blocks) as usize)?;
-        // SAFETY: `stride` bytes per block in both buffers, two stamps per
-        // block and trial; `stride` is a multiple of 8.
+        let mut sync = self.rt.alloc::<u32>(1)?;
+        let config = LaunchConfig::linear(blocks, self.threads).cooperative();
+        // SAFETY: `stride` bytes per block in both buffers, one zeroed
+        // word, two stamps per block and trial; `stride` is a multiple of 8.
         unsafe {
             self.module.launch(
                 &RAW_COPY,
-                LaunchConfig::linear(blocks, self.threads),
-                (
-                    src.as_ptr(),
-                    dst.as_mut_ptr(),
+                config,
+                (CopyArgs {
+                    src: src.as_ptr(),
+                    dst: dst.as_mut_ptr(),
                     bytes,
                     stride,
                     reps,
                     trials,
-                    out.as_mut_ptr(),
-                ),
+                    sync: sync.as_mut_ptr(),
+                    out: out.as_mut_ptr(),
+                },),
             )?
         }
         .wait()?;

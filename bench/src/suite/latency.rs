@@ -40,18 +40,19 @@ impl Suite {
     /// pieces (see `pingpong_breakdown`) between two blocks of `threads`,
     /// each copying `bytes` to the other first, µs.
     pub fn breakdown(&self, steps: u32, threads: u32, bytes: u32) -> Result<Summary> {
-        let words = bytes / 4;
+        let stride = super::aligned(bytes as u64) as u32;
         self.pooled(2.0, |batches, iters| {
             let mut counters = self.rt.alloc::<u32>(2)?;
-            let mut data = self.rt.alloc::<u32>(4 * words.max(1) as usize)?;
+            let mut data = self.rt.alloc::<u8>(4 * stride as usize)?;
             let mut out = self.rt.alloc::<u64>(batches as usize)?;
             let args = BreakdownArgs {
                 counters: counters.as_mut_ptr(),
                 data: data.as_mut_ptr(),
-                words,
+                bytes,
+                stride,
                 steps,
             };
-            // SAFETY: two counters, 2 * words words per block, one output per batch.
+            // SAFETY: two counters, 2 * stride bytes per block, one output per batch.
             unsafe {
                 self.module.launch(
                     &PINGPONG_BREAKDOWN,

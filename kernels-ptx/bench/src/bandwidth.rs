@@ -100,59 +100,100 @@ pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     rank.win_free(win);
 }
 
+/// Arguments of [`raw_copy`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CopyArgs {
+    /// `blocks * stride` bytes.
+    pub src: *const u8,
+    /// `blocks * stride` bytes.
+    pub dst: *mut u8,
+    /// Bytes each block copies per repetition.
+    pub bytes: u64,
+    /// Bytes between two blocks' slices (a multiple of 8).
+    pub stride: u64,
+    /// Copies per trial.
+    pub reps: u32,
+    /// Timed trials.
+    pub trials: u32,
+    /// One zeroed word: the grid barrier's count.
+    pub sync: *mut u32,
+    /// `2 * trials * blocks` elements.
+    pub out: *mut u64,
+}
+
+// SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
+unsafe impl dcuda_device::kernel::KernelParam for CopyArgs {}
+
 /// Raw baseline: block `b` copies `bytes` from `src + b * stride` to
-/// `dst + b * stride`, `reps` times a trial, with every thread, in 8-byte
-/// words, four in flight per thread (the copy loop a CUDA programmer
-/// writes; slices 8-byte aligned). Thread 0 writes `[start, end]` of each
-/// trial to `out[2 * (trial * blocks + b) ..]`.
+/// `dst + b * stride`, `reps` times a trial, with [`raw_block_copy`].
+/// Thread 0 writes `[start, end]` of each trial to `out[2 * (trial *
+/// blocks + b) ..]`. A grid barrier on `sync` starts every trial, as the
+/// put's world barrier does. Launch cooperatively.
 ///
 /// # Safety
-/// `src` and `dst` hold `blocks * stride` bytes, `out` `2 * trials *
-/// blocks` elements; `stride` is a multiple of 8.
+/// The pointers in `a` hold what [`CopyArgs`] says.
 #[kernel]
-pub unsafe fn raw_copy(
-    src: *const u8,
-    dst: *mut u8,
-    bytes: u64,
-    stride: u64,
-    reps: u32,
-    trials: u32,
-    out: *mut u64,
-) {
-    let (b, blocks) = (block_idx().x as usize, arch::grid_dim().x as usize);
-    let (t, n) = (thread_idx().x as usize, arch::block_dim().x as usize);
-    let (src, dst) = (src.add(b * stride as usize), dst.add(b * stride as usize));
-    let words = bytes as usize / 8;
-    let (s, d) = (src as *const u64, dst as *mut u64);
-    for trial in 0..trials as usize {
-        arch::sync_threads();
+pub unsafe fn raw_copy(a: CopyArgs) {
+    let (b, blocks) = (block_idx().x as usize, arch::grid_dim().x);
+    let (stride, bytes, out) = (a.stride as usize, a.bytes, a.out);
+    let (src, dst) = (a.src.add(b * stride), a.dst.add(b * stride));
+    let (reps, trials, sync) = (a.reps, a.trials, a.sync);
+    for trial in 0..trials {
+        grid_barrier(sync, blocks * (trial + 1));
         let t0 = global_timer();
         for _ in 0..reps {
-            let mut i = t;
-            while i + 3 * n < words {
-                let (w0, w1) = (s.add(i).read(), s.add(i + n).read());
-                let (w2, w3) = (s.add(i + 2 * n).read(), s.add(i + 3 * n).read());
-                d.add(i).write(w0);
-                d.add(i + n).write(w1);
-                d.add(i + 2 * n).write(w2);
-                d.add(i + 3 * n).write(w3);
-                i += 4 * n;
-            }
-            while i < words {
-                d.add(i).write(s.add(i).read());
-                i += n;
-            }
-            let mut i = words * 8 + t;
-            while i < bytes as usize {
-                dst.add(i).write(src.add(i).read());
-                i += n;
-            }
+            raw_block_copy(dst, src, bytes as usize);
         }
         arch::sync_threads();
-        if t == 0 {
-            let at = 2 * (trial * blocks + b);
+        if thread_idx().x == 0 {
+            let at = 2 * (trial as usize * blocks as usize + b);
             *out.add(at) = t0;
             *out.add(at + 1) = global_timer();
         }
+    }
+}
+
+/// Every block of a co-resident grid arrives at `sync` and waits until
+/// `arrivals` blocks have, counting from the launch.
+unsafe fn grid_barrier(sync: *mut u32, arrivals: u32) {
+    arch::sync_threads();
+    if thread_idx().x == 0 {
+        arch::add(sync, 1, arch::Ordering::Release, arch::Scope::Gpu);
+        while arch::load_acquire(sync, arch::Scope::Gpu) < arrivals {}
+    }
+    arch::sync_threads();
+}
+
+/// The copy loop a CUDA programmer writes: every thread of the block moves
+/// 8-byte words, four in flight, then the tail bytes (`dst` and `src`
+/// 8-byte aligned). The raw baselines' copy, for bandwidth and for the
+/// ping-pong with data.
+///
+/// # Safety
+/// Both ranges hold `bytes` bytes.
+#[inline(always)]
+pub unsafe fn raw_block_copy(dst: *mut u8, src: *const u8, bytes: usize) {
+    let (t, n) = (thread_idx().x as usize, arch::block_dim().x as usize);
+    let words = bytes / 8;
+    let (s, d) = (src as *const u64, dst as *mut u64);
+    let mut i = t;
+    while i + 3 * n < words {
+        let (w0, w1) = (s.add(i).read(), s.add(i + n).read());
+        let (w2, w3) = (s.add(i + 2 * n).read(), s.add(i + 3 * n).read());
+        d.add(i).write(w0);
+        d.add(i + n).write(w1);
+        d.add(i + 2 * n).write(w2);
+        d.add(i + 3 * n).write(w3);
+        i += 4 * n;
+    }
+    while i < words {
+        d.add(i).write(s.add(i).read());
+        i += n;
+    }
+    let mut i = words * 8 + t;
+    while i < bytes {
+        dst.add(i).write(src.add(i).read());
+        i += n;
     }
 }

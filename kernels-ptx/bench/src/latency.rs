@@ -109,11 +109,13 @@ pub unsafe fn raw_flag_pingpong(flags: *mut u32, batches: u32, iters: u32, out: 
 pub struct BreakdownArgs {
     /// Two counters, one per block.
     pub counters: *mut u32,
-    /// `2 * words` words per block: where the partner copies to, then
+    /// `2 * stride` bytes per block: where the partner copies to, then
     /// what this block copies from.
-    pub data: *mut u32,
-    /// Words each step copies (0: none).
-    pub words: u32,
+    pub data: *mut u8,
+    /// Bytes each step copies (0: none).
+    pub bytes: u32,
+    /// Bytes between two buffers of `data` (a multiple of 8).
+    pub stride: u32,
     /// How many of the runtime's pieces to add (see the kernel).
     pub steps: u32,
 }
@@ -126,9 +128,9 @@ unsafe impl dcuda_device::kernel::KernelParam for BreakdownArgs {}
 /// bumped with `red.release.gpu` instead of a flag store; `>= 2`: a block
 /// barrier after each successful poll (the leader's broadcast); `>= 3`: a
 /// block barrier before each signal (ordering the block's writes). With
-/// `words > 0` every thread copies its share of the payload into the
-/// partner's buffer before the signal: the raw ping-pong with data that a
-/// notified put of that size is compared with. Launch cooperatively with 2
+/// `bytes > 0` the block copies the payload into the partner's buffer
+/// before the signal ([`raw_block_copy`](crate::raw_block_copy)): the raw
+/// ping-pong with data that a notified put of that size is compared with. Launch cooperatively with 2
 /// blocks of any size.
 ///
 /// # Safety
@@ -137,18 +139,13 @@ unsafe impl dcuda_device::kernel::KernelParam for BreakdownArgs {}
 #[kernel]
 pub unsafe fn pingpong_breakdown(a: BreakdownArgs, batches: u32, iters: u32, out: *mut u64) {
     let me = block_idx().x;
-    let (t, n) = (thread_idx().x, arch::block_dim().x);
-    let leader = t == 0;
-    let words = a.words as usize;
+    let leader = thread_idx().x == 0;
+    let stride = a.stride as usize;
     let (mine, theirs) = (a.counters.add(me as usize), a.counters.add(1 - me as usize));
-    let src = a.data.add((2 * me as usize + 1) * words);
-    let dst = a.data.add(2 * (1 - me as usize) * words);
+    let src = a.data.add((2 * me as usize + 1) * stride);
+    let dst = a.data.add(2 * (1 - me as usize) * stride);
     let signal = |i: u32| {
-        let mut w = t as usize;
-        while w < words {
-            dst.add(w).write(src.add(w).read());
-            w += n as usize;
-        }
+        crate::raw_block_copy(dst, src, a.bytes as usize);
         if a.steps >= 3 {
             arch::sync_threads();
         }
