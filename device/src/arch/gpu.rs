@@ -264,9 +264,14 @@ pub(crate) fn shuffle<T: super::block::LaneWord>(v: T, mode: super::block::Shuff
 /// The block copy's body for thread `t` of `n`: 16-byte vectors in the
 /// equally aligned middle, bytes around it; words or bytes otherwise.
 ///
+/// Not inlined: a function of its own keeps the copy loop's registers out
+/// of the rank kernel's allocation (inlined at every put, the two vectors
+/// in flight made a step of Aliev-Panfilov's tiny grid 58% slower under
+/// its 64-register cap, though no copy runs there).
+///
 /// # Safety
 /// As [`super::block::copy`].
-#[inline(always)]
+#[inline(never)]
 pub(crate) unsafe fn block_copy(dst: *mut u8, src: *const u8, bytes: usize, t: usize, n: usize) {
     let (d, s) = (dst as usize, src as usize);
     if d % 16 == s % 16 {
