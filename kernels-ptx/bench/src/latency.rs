@@ -29,6 +29,7 @@ pub struct PingArgs {
     pub words: u32,
 }
 
+// ANCHOR: pingpong
 /// Ranks 0 and 1 ping-pong with notified puts (or notifications); every
 /// other rank waits in the final barrier, as a loaded device would.
 #[rank]
@@ -70,6 +71,7 @@ pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
     rank.barrier(world);
     rank.win_free(win);
 }
+// ANCHOR_END: pingpong
 
 /// Raw baseline: thread 0 of blocks 0 and 1 ping-pong on two flags in
 /// global memory with gpu-scoped release stores and acquire loads; no
