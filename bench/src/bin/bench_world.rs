@@ -14,17 +14,18 @@
 use dcuda_bench::options;
 use dcuda_bench::report::{header, write_csv, Row};
 use dcuda_bench::stats::{summary, Summary};
-use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, ALIGN};
+use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, Suite, ALIGN};
 
-use dcuda::{Module, RunConfig, Runtime};
+use dcuda::{RunConfig, Runtime};
 use dcuda_bench_kernels::*;
 use mpi_sys as ffi;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 struct World {
-    rt: Runtime,
-    module: Module,
+    /// The device, module and settings; its latency measurements run
+    /// between world ranks 0 and 1, one per process.
+    suite: Suite,
     quick: bool,
     me: u32,
 }
@@ -39,57 +40,6 @@ impl World {
         }
     }
 
-    /// Half round trip of a notified-put of `bytes` or notify ping-pong
-    /// between world ranks 0 and 1, one rank per process, µs per batch.
-    fn pingpong(&self, ping: Ping) -> Result<Summary> {
-        let (mode, words) = match ping {
-            Ping::Put(bytes) => (0, (bytes / 4).max(1)),
-            Ping::Notify => (1, 1),
-        };
-        let (batches, iters) = self.batches();
-        let buf = self.rt.alloc::<u32>(4 * words as usize)?;
-        let out = self.rt.alloc::<u64>(batches as usize)?;
-        let args = PingArgs {
-            buf: buf.slice(),
-            out: out.slice(),
-            batches,
-            iters,
-            mode,
-            words,
-        };
-        // SAFETY: 2 * words words for each of the two world ranks.
-        unsafe {
-            self.module
-                .run(&PINGPONG, &RunConfig::new(128).ranks(1), &args)?
-        };
-        let ns = out.download()?;
-        Ok(summary(
-            ns.iter()
-                .map(|&t| t as f64 / 1e3 / iters as f64 / 2.0)
-                .collect(),
-        ))
-    }
-
-    /// A device-host-device round trip on this process, µs per batch.
-    fn host_roundtrip(&self) -> Result<Summary> {
-        let (batches, iters) = self.batches();
-        let out = self.rt.alloc::<u64>(batches as usize)?;
-        let args = HostArgs {
-            out: out.slice(),
-            batches,
-            iters,
-        };
-        // SAFETY: one output per batch.
-        unsafe {
-            self.module
-                .run(&HOST_ROUNDTRIP, &RunConfig::new(128).ranks(1), &args)?
-        };
-        let ns = out.download()?;
-        Ok(summary(
-            ns.iter().map(|&t| t as f64 / 1e3 / iters as f64).collect(),
-        ))
-    }
-
     /// Put bandwidth from `senders` ranks of process 0 to their partners
     /// on process 1, `total` bytes per repetition, GB/s per trial.
     fn bandwidth(&self, total: usize, senders: u32, ranks: u32) -> Result<Summary> {
@@ -98,9 +48,12 @@ impl World {
         let reps = ((256usize << 20) / total).clamp(2, if self.quick { 4 } else { 64 }) as u32;
         let trials = 5;
         let len = (stride * senders as u64) as usize;
-        let src = self.rt.alloc::<u8>(len)?;
-        let dst = self.rt.alloc::<u8>(len)?;
-        let out = self.rt.alloc::<u64>(2 * (trials * senders) as usize)?;
+        let src = self.suite.rt.alloc::<u8>(len)?;
+        let dst = self.suite.rt.alloc::<u8>(len)?;
+        let out = self
+            .suite
+            .rt
+            .alloc::<u64>(2 * (trials * senders) as usize)?;
         let args = BandwidthArgs {
             src: src.slice(),
             dst: dst.slice(),
@@ -115,7 +68,8 @@ impl World {
         // SAFETY: `stride` bytes per sender in both buffers, two stamps per
         // sender and trial.
         unsafe {
-            self.module
+            self.suite
+                .module
                 .run(&PUT_BANDWIDTH, &RunConfig::new(512).ranks(ranks), &args)?
         };
         let stamps = out.download()?;
@@ -181,13 +135,17 @@ fn main() -> Result<()> {
     }
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let w = World {
-        rt,
-        module,
+        suite: Suite {
+            rt,
+            module,
+            quick,
+            threads: 128,
+        },
         quick,
         me: job.process(),
     };
     let forced = std::env::var("DCUDA_PEER_ACCESS").is_ok_and(|v| v.trim() == "0");
-    let route = match (w.rt.backend(), forced) {
+    let route = match (w.suite.rt.backend(), forced) {
         (dcuda::Backend::Gpu, false) => "auto",
         (dcuda::Backend::Gpu, true) => "network",
         _ => "emulator",
@@ -210,7 +168,7 @@ fn main() -> Result<()> {
         "host",
         "device->host->device round trip (runtime)",
         "us",
-        w.host_roundtrip()?,
+        w.suite.host_roundtrip()?.0,
     ));
     // The network path's budget: MPI latency plus a host round trip at
     // each end.
@@ -222,11 +180,11 @@ fn main() -> Result<()> {
         budget,
     ));
     for (ping, what) in [(Ping::Put(4), "notified put 4 B"), (Ping::Notify, "notify")] {
-        let v = w.pingpong(ping)?;
+        let v = w.suite.pingpong(&w.suite.module, 1, ping, 128)?;
         push(Row::new("latency", what, "us", v).x(4.0).against(&budget));
     }
-    let ranks = match w.rt.backend() {
-        dcuda::Backend::Gpu => w.rt.device_info().multiprocessors,
+    let ranks = match w.suite.rt.backend() {
+        dcuda::Backend::Gpu => w.suite.rt.device_info().multiprocessors,
         _ => 4,
     };
     let sizes: &[usize] = if quick {

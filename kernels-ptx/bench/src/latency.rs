@@ -15,7 +15,8 @@ pub const WARMUP_BATCHES: u32 = 2;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct PingArgs {
-    /// `2 * words` u32 per rank: its window part, then its payload.
+    /// `2 * words` u32 per rank of this device: its window part, then its
+    /// payload.
     pub buf: DeviceSlice<u32>,
     /// Rank 0 writes each timed batch's nanoseconds here.
     pub out: DeviceSlice<u64>,
@@ -37,7 +38,8 @@ pub fn pingpong(rank: &mut Rank, args: &PingArgs) {
     let world = rank.world();
     let me = world.rank();
     let words = args.words as usize;
-    let mine = args.buf.chunk(me as usize, 2 * words);
+    // Each process holds the buffers of its own ranks.
+    let mine = args.buf.chunk(rank.id() as usize, 2 * words);
     let win = rank.win_create(world, mine.slice(0..words));
     if me < 2 {
         let peer = 1 - me;
