@@ -9,17 +9,16 @@
 //!
 //! Prints a table and the fitted latency model, and writes to DIR (default
 //! `bench-out`): `results.csv`, `latency.svg` (against ranks),
-//! `latency-size.svg`, `bandwidth.svg` and `environment.txt`.
+//! `latency-size.svg`, `bandwidth.svg`, `bandwidth-one-rank.svg` and
+//! `environment.txt`.
 
 use dcuda::LoadOptions;
 use dcuda_bench::model::{fit, Model};
 use dcuda_bench::options;
-use dcuda_bench::report::{header, write_csv, Row, Target};
+use dcuda_bench::report::{header, Row, Target};
 use dcuda_bench::stats::summary;
 use dcuda_bench::suite::{Ping, Suite, ALIGN};
-use dcuda_bench::table::write_plot;
 use dcuda_bench_kernels::PINGPONG;
-use std::path::Path;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -33,13 +32,6 @@ impl Rows {
         println!("{}", row.line());
         self.0.push(row.clone());
         row
-    }
-
-    fn series(&self, group: &str, prefix: &str) -> Vec<(f64, f64)> {
-        let rows = self.0.iter().filter(|r| r.group == group);
-        rows.filter(|r| r.measure.starts_with(prefix))
-            .map(|r| (r.x, r.value.median))
-            .collect()
     }
 }
 
@@ -93,7 +85,7 @@ fn main() -> Result<()> {
             m.max_error * 100.0
         );
     }
-    write_outputs(&out_dir, &title, &rows)?;
+    dcuda_bench::suite::write_outputs(&out_dir, &title, &rows.0)?;
     Ok(())
 }
 
@@ -337,84 +329,5 @@ fn scaling(s: &Suite, rows: &mut Rows, max_ranks: u32) -> Result<()> {
         }
         rows.push(row);
     }
-    Ok(())
-}
-
-/// The CSV, the plots and the run's environment.
-fn write_outputs(dir: &Path, title: &str, rows: &Rows) -> Result<()> {
-    std::fs::create_dir_all(dir)?;
-    write_csv(&dir.join("results.csv"), &rows.0)?;
-    let scaling = rows.series("scaling", "notified put");
-    write_plot(
-        &dir.join("latency.svg"),
-        (
-            "Notified put 4 B, half round trip",
-            "ranks on the device (log2)",
-            "us (median)",
-        ),
-        true,
-        &[("notified put".into(), scaling)],
-    )?;
-    let sized = [
-        (
-            "notified put".to_string(),
-            rows.series("size", "notified put"),
-        ),
-        (
-            "raw ping-pong with a block copy".to_string(),
-            rows.series("size", "raw ping-pong"),
-        ),
-    ];
-    write_plot(
-        &dir.join("latency-size.svg"),
-        (
-            "Half round trip against payload",
-            "bytes (log2)",
-            "us (median)",
-        ),
-        true,
-        &sized,
-    )?;
-    let curve = |name: &str, raw: bool, one: bool| {
-        let points = rows.0.iter().filter(|r| {
-            r.group == "bandwidth"
-                && r.measure.starts_with("raw") == raw
-                && (r.measure.contains(" 1 block,") || r.measure.contains(" 1 rank,")) == one
-        });
-        (
-            name.to_string(),
-            points.map(|r| (r.x, r.value.median)).collect(),
-        )
-    };
-    let curves = [
-        curve("raw copy, 1 block", true, true),
-        curve("put, 1 rank", false, true),
-        curve("raw copy, as many blocks as senders", true, false),
-        curve("put, many ranks", false, false),
-    ];
-    write_plot(
-        &dir.join("bandwidth.svg"),
-        (
-            "Put bandwidth",
-            "bytes per sender (log2)",
-            "GB/s (median of 5)",
-        ),
-        true,
-        &curves,
-    )?;
-    let date = std::process::Command::new("date")
-        .args(["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-        .output();
-    let date = date
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let commit =
-        std::env::var("DCUDA_COMMIT").unwrap_or_else(|_| "unknown (set DCUDA_COMMIT)".into());
-    let env = format!("{title}\ndate: {date}\ncommit: {commit}\nrepetitions: {} launches per latency, 5 trials per bandwidth\n", Suite::REPETITIONS);
-    std::fs::write(dir.join("environment.txt"), env)?;
-    println!(
-        "wrote {}/results.csv, latency.svg, latency-size.svg, bandwidth.svg, environment.txt",
-        dir.display()
-    );
     Ok(())
 }

@@ -7,8 +7,10 @@
 
 mod bandwidth;
 mod latency;
+mod outputs;
 
 pub use latency::Ping;
+pub use outputs::write_outputs;
 
 use crate::stats::{summary, Summary};
 use dcuda::{Module, Runtime};

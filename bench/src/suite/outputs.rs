@@ -1,0 +1,111 @@
+//! What `bench` writes besides its table: the CSV, the plots and the
+//! run's environment.
+
+use super::Suite;
+use crate::report::{write_csv, Row};
+use crate::table::write_plot;
+use std::path::Path;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// The `(x, median)` points of the rows of `group` whose measure starts
+/// with `prefix`.
+fn series(rows: &[Row], group: &str, prefix: &str) -> Vec<(f64, f64)> {
+    rows.iter()
+        .filter(|r| r.group == group && r.measure.starts_with(prefix))
+        .map(|r| (r.x, r.value.median))
+        .collect()
+}
+
+/// The CSV, the plots and the run's environment.
+pub fn write_outputs(dir: &Path, title: &str, rows: &[Row]) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    write_csv(&dir.join("results.csv"), rows)?;
+    let scaling = series(rows, "scaling", "notified put");
+    write_plot(
+        &dir.join("latency.svg"),
+        (
+            "Notified put 4 B, half round trip",
+            "ranks on the device (log2)",
+            "us (median)",
+        ),
+        true,
+        &[("notified put".into(), scaling)],
+    )?;
+    let sized = [
+        (
+            "notified put".to_string(),
+            series(rows, "size", "notified put"),
+        ),
+        (
+            "raw ping-pong with a block copy".to_string(),
+            series(rows, "size", "raw ping-pong"),
+        ),
+    ];
+    write_plot(
+        &dir.join("latency-size.svg"),
+        (
+            "Half round trip against payload",
+            "bytes (log2)",
+            "us (median)",
+        ),
+        true,
+        &sized,
+    )?;
+    let curve = |name: &str, raw: bool, one: bool| {
+        let points = rows.iter().filter(|r| {
+            r.group == "bandwidth"
+                && r.measure.starts_with("raw") == raw
+                && (r.measure.contains(" 1 block,") || r.measure.contains(" 1 rank,")) == one
+        });
+        (
+            name.to_string(),
+            points.map(|r| (r.x, r.value.median)).collect(),
+        )
+    };
+    let one = [
+        curve("raw copy, 1 block", true, true),
+        curve("put, 1 rank", false, true),
+    ];
+    write_plot(
+        &dir.join("bandwidth-one-rank.svg"),
+        (
+            "Put bandwidth of one rank",
+            "bytes (log2)",
+            "GB/s (median of 5)",
+        ),
+        true,
+        &one,
+    )?;
+    let curves = [
+        one[0].clone(),
+        one[1].clone(),
+        curve("raw copy, as many blocks as senders", true, false),
+        curve("put, many ranks", false, false),
+    ];
+    write_plot(
+        &dir.join("bandwidth.svg"),
+        (
+            "Put bandwidth",
+            "bytes per sender (log2)",
+            "GB/s (median of 5)",
+        ),
+        true,
+        &curves,
+    )?;
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+        .output();
+    let date = date
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let commit =
+        std::env::var("DCUDA_COMMIT").unwrap_or_else(|_| "unknown (set DCUDA_COMMIT)".into());
+    let env = format!("{title}\ndate: {date}\ncommit: {commit}\nrepetitions: {} launches per latency, 5 trials per bandwidth\n", Suite::REPETITIONS);
+    std::fs::write(dir.join("environment.txt"), env)?;
+    println!(
+        "wrote {}/results.csv, latency.svg, latency-size.svg, bandwidth.svg, bandwidth-one-rank.svg, environment.txt",
+        dir.display()
+    );
+    Ok(())
+}
