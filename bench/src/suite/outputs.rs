@@ -109,3 +109,41 @@ pub fn write_outputs(dir: &Path, title: &str, rows: &[Row]) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::summary;
+
+    #[test]
+    fn writes_the_csv_the_plots_and_the_environment() {
+        let row =
+            |group, measure: &str, x: f64| Row::new(group, measure, "us", summary(vec![x])).x(x);
+        let rows = [
+            row("scaling", "notified put 4 B, 2 ranks", 2.0),
+            row("size", "notified put, 4 B", 4.0),
+            row("size", "raw ping-pong with a block copy, 4 B", 4.0),
+            row("bandwidth", "raw copy, 1 block, 4 B", 4.0),
+            row("bandwidth", "put from 1 rank, 4 B", 4.0),
+        ];
+        let dir = std::env::temp_dir().join(format!("dcuda-outputs-{}", std::process::id()));
+        write_outputs(&dir, "title", &rows).unwrap();
+        for f in [
+            "results.csv",
+            "latency.svg",
+            "latency-size.svg",
+            "bandwidth.svg",
+            "bandwidth-one-rank.svg",
+            "environment.txt",
+        ] {
+            assert!(dir.join(f).is_file(), "{f}");
+        }
+        let env = std::fs::read_to_string(dir.join("environment.txt")).unwrap();
+        assert!(
+            env.starts_with("title\ndate: ") && env.contains("commit: "),
+            "{env}"
+        );
+        assert_eq!(series(&rows, "size", "notified put"), vec![(4.0, 4.0)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
