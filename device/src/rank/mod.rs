@@ -32,6 +32,11 @@ use crate::runtime::Runtime;
 use crate::shared::{SharedArray, SharedSymbol};
 use core::marker::PhantomData;
 
+/// The largest argument struct a rank kernel may have, in bytes (CUDA's
+/// classic kernel-parameter limit): every rank copies its arguments into
+/// shared memory, so they count against the ranks that fit.
+pub const MAX_ARGS_BYTES: usize = 4096;
+
 /// Words of shared memory that `#[rank]` reserves to stage a kernel's
 /// arguments of type `A` (at least one: PTX has no empty arrays).
 #[doc(hidden)]
@@ -45,7 +50,8 @@ pub const fn args_words<A>() -> usize {
 }
 
 /// The argument struct of a rank kernel: plain data, copied to the device
-/// once per launch and read by every rank.
+/// once per launch and by every rank into its shared memory at its start,
+/// so at most [`MAX_ARGS_BYTES`] (a compile-time error says so).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the argument struct of a rank kernel",
     note = "rank kernel arguments must be `Copy + Sync + 'static`: plain data, numbers and `DeviceSlice`s (a raw pointer is not `Sync`: pass a `DeviceSlice` instead)"
@@ -87,7 +93,8 @@ impl Rank {
         staged: &SharedArray<u64, N, S>,
         body: impl FnOnce(&mut Rank, &A) + Clone,
     ) {
-        const { assert!(core::mem::align_of::<A>() <= 8) };
+        // `#[rank]` checks both with its own message, at the kernel.
+        const { assert!(core::mem::align_of::<A>() <= 8 && core::mem::size_of::<A>() <= MAX_ARGS_BYTES) };
         assert!(N >= args_words::<A>());
         let to = staged.as_mut_ptr() as *mut u8;
         arch::block::run_rank(move || {

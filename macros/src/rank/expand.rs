@@ -29,6 +29,15 @@ pub fn expand(k: &RankFn, errors: Vec<syn::Error>) -> TokenStream {
             fn rank_args<A: ::dcuda_device::rank::RankArgs>() {}
             rank_args::<#args_ty>();
         };
+        // Every rank copies its arguments into shared memory.
+        const _: () = ::core::assert!(
+            ::core::mem::size_of::<#args_ty>() <= ::dcuda_device::rank::MAX_ARGS_BYTES,
+            "a rank kernel's arguments must fit in 4 KiB (every rank copies them into shared memory): pass large data as a DeviceSlice"
+        );
+        const _: () = ::core::assert!(
+            ::core::mem::align_of::<#args_ty>() <= 8,
+            "a rank kernel's arguments must not need more than 8-byte alignment"
+        );
     };
     if !errors.is_empty() {
         // Only the handle, with no body: the body breaks a rule, and
