@@ -18,6 +18,7 @@ step "cargo test";                  cargo test --workspace
 step "template project";           scripts/check-template.sh
 step "README example";             scripts/run-example.sh
 step "ptxas";                       scripts/validate-ptx.sh target/debug
+step "register budget";             scripts/register-budget.sh target/debug
 step "mdbook build";                mdbook build book
 echo
 echo "test.sh: all steps passed"
