@@ -150,8 +150,29 @@ pub fn header() -> String {
     )
 }
 
+/// Where a run was measured: a column of every CSV row, so that a row
+/// read on its own still says it (versions and date: `environment.txt`).
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// The device's name.
+    pub device: String,
+    /// The commit measured (`DCUDA_COMMIT`, set by the GPU scripts).
+    pub commit: String,
+}
+
+impl Machine {
+    /// `device`, with the commit from `DCUDA_COMMIT`.
+    pub fn new(device: &str) -> Machine {
+        let commit = std::env::var("DCUDA_COMMIT");
+        Machine {
+            device: device.to_string(),
+            commit: commit.unwrap_or_else(|_| "unknown (set DCUDA_COMMIT)".into()),
+        }
+    }
+}
+
 /// The CSV columns.
-const COLUMNS: [&str; 18] = [
+const COLUMNS: [&str; 20] = [
     "group",
     "measure",
     "x",
@@ -170,10 +191,12 @@ const COLUMNS: [&str; 18] = [
     "verdict",
     "seed",
     "seed_source",
+    "device",
+    "commit",
 ];
 
-/// Writes `rows` to `path` as CSV.
-pub fn write_csv(path: &Path, rows: &[Row]) -> Result<(), csv::Error> {
+/// Writes `rows`, measured on `machine`, to `path` as CSV.
+pub fn write_csv(path: &Path, rows: &[Row], machine: &Machine) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(COLUMNS)?;
     let opt = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
@@ -205,6 +228,8 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<(), csv::Error> {
             r.verdict().to_string(),
             opt(r.seed.map(|s| s.value)),
             r.seed.map(|s| s.source.to_string()).unwrap_or_default(),
+            machine.device.clone(),
+            machine.commit.clone(),
         ])?;
     }
     w.flush()?;
@@ -237,7 +262,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dcuda-report-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.csv");
-        write_csv(&path, &[base, row]).unwrap();
+        let machine = Machine {
+            device: "H100".into(),
+            commit: "abc1234".into(),
+        };
+        write_csv(&path, &[base, row], &machine).unwrap();
         let mut r = csv::Reader::from_path(&path).unwrap();
         assert_eq!(r.headers().unwrap().len(), COLUMNS.len());
         let recs: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
@@ -246,6 +275,7 @@ mod tests {
         assert_eq!(&recs[1][14], "<=1.25");
         assert_eq!(&recs[1][15], "missed");
         assert_eq!(&recs[1][17], "K80, digest 000 Table 5.1");
+        assert_eq!((&recs[0][18], &recs[0][19]), ("H100", "abc1234"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

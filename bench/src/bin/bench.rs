@@ -85,7 +85,8 @@ fn main() -> Result<()> {
             m.max_error * 100.0
         );
     }
-    dcuda_bench::suite::write_outputs(&out_dir, &title, &rows.0)?;
+    let machine = dcuda_bench::report::Machine::new(&info.name);
+    dcuda_bench::suite::write_outputs(&out_dir, &title, &machine, &rows.0)?;
     Ok(())
 }
 

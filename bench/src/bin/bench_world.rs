@@ -12,7 +12,7 @@
 //! manager. Process 0 prints the table and writes `DIR/world-<route>.csv`.
 
 use dcuda_bench::options;
-use dcuda_bench::report::{header, write_csv, Row};
+use dcuda_bench::report::{header, write_csv, Machine, Row};
 use dcuda_bench::stats::{summary, Summary};
 use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, Suite, ALIGN};
 
@@ -219,7 +219,7 @@ fn main() -> Result<()> {
     if w.me == 0 {
         std::fs::create_dir_all(&out_dir)?;
         let path = out_dir.join(format!("world-{route}.csv"));
-        write_csv(&path, &rows)?;
+        write_csv(&path, &rows, &Machine::new(&w.suite.rt.device_info().name))?;
         println!("wrote {}", path.display());
     }
     Ok(())

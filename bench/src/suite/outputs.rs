@@ -2,7 +2,7 @@
 //! run's environment.
 
 use super::Suite;
-use crate::report::{write_csv, Row};
+use crate::report::{write_csv, Machine, Row};
 use crate::table::write_plot;
 use std::path::Path;
 
@@ -18,9 +18,9 @@ fn series(rows: &[Row], group: &str, prefix: &str) -> Vec<(f64, f64)> {
 }
 
 /// The CSV, the plots and the run's environment.
-pub fn write_outputs(dir: &Path, title: &str, rows: &[Row]) -> Result<()> {
+pub fn write_outputs(dir: &Path, title: &str, machine: &Machine, rows: &[Row]) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    write_csv(&dir.join("results.csv"), rows)?;
+    write_csv(&dir.join("results.csv"), rows, machine)?;
     let scaling = series(rows, "scaling", "notified put");
     write_plot(
         &dir.join("latency.svg"),
@@ -99,8 +99,7 @@ pub fn write_outputs(dir: &Path, title: &str, rows: &[Row]) -> Result<()> {
     let date = date
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    let commit =
-        std::env::var("DCUDA_COMMIT").unwrap_or_else(|_| "unknown (set DCUDA_COMMIT)".into());
+    let commit = &machine.commit;
     let env = format!("{title}\ndate: {date}\ncommit: {commit}\nrepetitions: {} launches per latency, 5 trials per bandwidth\n", Suite::REPETITIONS);
     std::fs::write(dir.join("environment.txt"), env)?;
     println!(
@@ -127,7 +126,7 @@ mod tests {
             row("bandwidth", "put from 1 rank, 4 B", 4.0),
         ];
         let dir = std::env::temp_dir().join(format!("dcuda-outputs-{}", std::process::id()));
-        write_outputs(&dir, "title", &rows).unwrap();
+        write_outputs(&dir, "title", &Machine::new("H100"), &rows).unwrap();
         for f in [
             "results.csv",
             "latency.svg",

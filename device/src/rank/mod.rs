@@ -93,13 +93,17 @@ impl Rank {
         staged: &SharedArray<u64, N, S>,
         body: impl FnOnce(&mut Rank, &A) + Clone,
     ) {
-        // `#[rank]` checks both with its own message, at the kernel.
-        const { assert!(core::mem::align_of::<A>() <= 8 && core::mem::size_of::<A>() <= MAX_ARGS_BYTES) };
-        assert!(N >= args_words::<A>());
+        // `#[rank]` checks the first two with its own message, at the kernel.
+        const {
+            assert!(core::mem::align_of::<A>() <= 8 && core::mem::size_of::<A>() <= MAX_ARGS_BYTES);
+            assert!(N >= args_words::<A>());
+        };
         let to = staged.as_mut_ptr() as *mut u8;
         arch::block::run_rank(move || {
             let block = Block::current();
-            stage_args(&block, args, to);
+            // SAFETY: the caller's arguments, into the kernel's own array
+            // of at least their size.
+            unsafe { block.copy(to, args as *const u8, core::mem::size_of::<A>()) };
             Runtime::stage_context(context, &block);
             block.sync();
             let mut rank = Rank {
@@ -199,33 +203,4 @@ impl Rank {
         arch::block::enter_call("single", []);
         self.block.single(f)
     }
-}
-
-/// Copies a kernel's arguments to `to` in shared memory, every thread a
-/// part: in words when the type allows, else in bytes.
-///
-/// # Safety
-/// `args` is readable and `to` writable for `size_of::<A>()` bytes, and
-/// `to` is 8-byte aligned.
-#[inline(always)]
-unsafe fn stage_args<A>(block: &Block, args: *const A, to: *mut u8) {
-    let bytes = core::mem::size_of::<A>();
-    let words = core::mem::align_of::<A>() >= 4 && bytes.is_multiple_of(4);
-    let (unit, count) = if words { (4, bytes / 4) } else { (1, bytes) };
-    block.each_thread(|t| {
-        let mut i = t.index() as usize;
-        while i < count {
-            // SAFETY: inside the arguments and the staging array.
-            unsafe {
-                if unit == 4 {
-                    (to as *mut u32)
-                        .add(i)
-                        .write((args as *const u32).add(i).read());
-                } else {
-                    to.add(i).write((args as *const u8).add(i).read());
-                }
-            }
-            i += block.threads() as usize;
-        }
-    });
 }

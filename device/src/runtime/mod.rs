@@ -68,22 +68,23 @@ pub(crate) struct Runtime {
 }
 
 impl Runtime {
-    /// Copies the run's context into this rank's shared memory (every
-    /// thread a part); [`Runtime::new`] may follow only after a barrier.
+    /// Copies the run's context into this rank's shared memory with the
+    /// block copy; [`Runtime::new`] may follow only after a barrier.
     ///
     /// # Safety
     /// `context` is the run's context, valid and unchanged for the launch.
     #[inline(always)]
     pub unsafe fn stage_context(context: *const RankContext, block: &Block) {
-        let words = context as *const u64;
-        block.each_thread(|t| {
-            let mut i = t.index() as usize;
-            while i < CONTEXT_WORDS {
-                // SAFETY: inside the context (the caller's promise).
-                DCUDA_CONTEXT.set(i, unsafe { words.add(i).read() });
-                i += block.threads() as usize;
-            }
-        });
+        let to = DCUDA_CONTEXT.as_mut_ptr() as *mut u8;
+        // SAFETY: the context (the caller's promise) into its shared copy,
+        // of the same size.
+        unsafe {
+            block.copy(
+                to,
+                context as *const u8,
+                core::mem::size_of::<RankContext>(),
+            )
+        };
     }
 
     /// The state of a rank at the start of its kernel, over the context

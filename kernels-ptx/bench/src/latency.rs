@@ -88,20 +88,42 @@ pub unsafe fn raw_flag_pingpong(flags: *mut u32, batches: u32, iters: u32, out: 
     }
     let me = block_idx().x;
     let (mine, theirs) = (flags.add(me as usize), flags.add(1 - me as usize));
+    time_batches((batches, iters), out, me == 0, |i| {
+        if me == 0 {
+            arch::store_release(mine, i, Scope::Gpu);
+            while arch::load_acquire(theirs, Scope::Gpu) != i {}
+        } else {
+            while arch::load_acquire(theirs, Scope::Gpu) != i {}
+            arch::store_release(mine, i, Scope::Gpu);
+        }
+        true
+    });
+}
+
+/// Runs round trip `step(i)` for `i` = 1, 2, ... in `WARMUP_BATCHES +
+/// batches` batches of `iters` and, where `record`, writes each timed
+/// batch's nanoseconds to `out`: the raw kernels' timing, the same as the
+/// rank kernels'. Stops early when `step` returns false.
+///
+/// # Safety
+/// Where `record`, `out` holds `batches` elements.
+#[inline(always)]
+unsafe fn time_batches(
+    (batches, iters): (u32, u32),
+    out: *mut u64,
+    record: bool,
+    mut step: impl FnMut(u32) -> bool,
+) {
     let mut i = 0u32;
     for b in 0..WARMUP_BATCHES + batches {
         let t0 = global_timer();
         for _ in 0..iters {
             i += 1;
-            if me == 0 {
-                arch::store_release(mine, i, Scope::Gpu);
-                while arch::load_acquire(theirs, Scope::Gpu) != i {}
-            } else {
-                while arch::load_acquire(theirs, Scope::Gpu) != i {}
-                arch::store_release(mine, i, Scope::Gpu);
+            if !step(i) {
+                return;
             }
         }
-        if me == 0 && b >= WARMUP_BATCHES {
+        if record && b >= WARMUP_BATCHES {
             *out.add((b - WARMUP_BATCHES) as usize) = global_timer() - t0;
         }
     }
@@ -169,23 +191,16 @@ pub unsafe fn pingpong_breakdown(a: BreakdownArgs, batches: u32, iters: u32, out
             arch::sync_threads();
         }
     };
-    let mut i = 0u32;
-    for b in 0..WARMUP_BATCHES + batches {
-        let t0 = global_timer();
-        for _ in 0..iters {
-            i += 1;
-            if me == 0 {
-                signal(i);
-                wait(i);
-            } else {
-                wait(i);
-                signal(i);
-            }
+    time_batches((batches, iters), out, me == 0 && leader, |i| {
+        if me == 0 {
+            signal(i);
+            wait(i);
+        } else {
+            wait(i);
+            signal(i);
         }
-        if me == 0 && leader && b >= WARMUP_BATCHES {
-            *out.add((b - WARMUP_BATCHES) as usize) = global_timer() - t0;
-        }
-    }
+        true
+    });
 }
 
 /// Arguments of [`host_roundtrip`].
@@ -242,21 +257,14 @@ pub unsafe fn raw_roundtrip(
     if thread_idx().x != 0 || block_idx().x != 0 {
         return;
     }
-    let mut i = 0u32;
-    for b in 0..WARMUP_BATCHES + batches {
-        let t0 = global_timer();
-        for _ in 0..iters {
-            i += 1;
-            arch::store_release(to_host, i, Scope::System);
-            let start = global_timer();
-            while arch::load_acquire(to_device, Scope::System) != i {
-                if global_timer() - start > 10_000_000_000 {
-                    return; // The host stopped answering: end instead of hanging.
-                }
+    time_batches((batches, iters), out, true, |i| {
+        arch::store_release(to_host, i, Scope::System);
+        let start = global_timer();
+        while arch::load_acquire(to_device, Scope::System) != i {
+            if global_timer() - start > 10_000_000_000 {
+                return false; // The host stopped answering: end instead of hanging.
             }
         }
-        if b >= WARMUP_BATCHES {
-            *out.add((b - WARMUP_BATCHES) as usize) = global_timer() - t0;
-        }
-    }
+        true
+    });
 }
