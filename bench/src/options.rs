@@ -1,6 +1,6 @@
 //! The command line shared by the benchmark programs.
 
-/// `[--quick] [--out DIR] [--baseline PATH]`.
+/// `[--quick] [--out DIR] [--baseline PATH] [--only SECTION]`.
 pub struct Options {
     /// Fewer iterations and sizes.
     pub quick: bool,
@@ -9,6 +9,8 @@ pub struct Options {
     /// A baseline program built on the GPU machine (`bench_collectives`:
     /// `bench/baselines/grid_collectives.cu`).
     pub baseline: Option<std::path::PathBuf>,
+    /// Measure only this section (the program checks the name).
+    pub only: Option<String>,
 }
 
 impl Options {
@@ -19,6 +21,7 @@ impl Options {
             quick: false,
             out_dir: "bench-out".into(),
             baseline: None,
+            only: None,
         };
         while let Some(a) = args.next() {
             match a.as_str() {
@@ -27,14 +30,33 @@ impl Options {
                 "--baseline" => {
                     o.baseline = Some(args.next().ok_or("--baseline needs a program")?.into())
                 }
+                "--only" => o.only = Some(args.next().ok_or("--only needs a section")?),
                 other => {
                     return Err(format!(
-                        "unknown argument {other:?}; usage: {program} [--quick] [--out DIR] [--baseline PATH]"
+                        "unknown argument {other:?}; usage: {program} [--quick] [--out DIR] [--baseline PATH] [--only SECTION]"
                     ))
                 }
             }
         }
         Ok(o)
+    }
+
+    /// For a program without sections: refuses `--only`.
+    pub fn no_sections(self, program: &str) -> Result<Options, String> {
+        match &self.only {
+            Some(o) => Err(format!("--only {o:?}: {program} has no sections")),
+            None => Ok(self),
+        }
+    }
+
+    /// Whether `section` is measured; an `--only` naming none of
+    /// `sections` is an error.
+    pub fn wants(&self, section: &str, sections: &[&str]) -> Result<bool, String> {
+        match &self.only {
+            None => Ok(true),
+            Some(o) if sections.contains(&o.as_str()) => Ok(o == section),
+            Some(o) => Err(format!("--only {o:?}: the sections are {sections:?}")),
+        }
     }
 }
 
@@ -56,6 +78,8 @@ impl Mode {
             let dir = args.get(2).ok_or("--join needs a directory")?;
             return Ok(Mode::Join(dir.into()));
         }
-        Options::parse(program).map(Mode::Measure)
+        Options::parse(program)?
+            .no_sections(program)
+            .map(Mode::Measure)
     }
 }

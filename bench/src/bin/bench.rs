@@ -18,7 +18,7 @@ use dcuda_bench::options;
 use dcuda_bench::report::{header, Row, Target};
 use dcuda_bench::stats::summary;
 use dcuda_bench::suite::{Ping, Suite, ALIGN};
-use dcuda_bench_kernels::PINGPONG;
+use dcuda_bench_kernels::{PART_ATOMIC, PART_BLOCK, PART_LL, PART_WORDS, PINGPONG};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -37,7 +37,10 @@ impl Rows {
 
 fn main() -> Result<()> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    let options::Options { quick, out_dir, .. } = options::Options::parse("bench")?;
+    let opts = options::Options::parse("bench")?;
+    let (quick, out_dir) = (opts.quick, opts.out_dir.clone());
+    let sections = ["latency", "size", "host", "bandwidth", "scaling"];
+    let wants = |section: &str| opts.wants(section, &sections);
     let rt = dcuda::Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let s = Suite {
@@ -57,24 +60,24 @@ fn main() -> Result<()> {
     );
     println!("{title}\n{}", header());
     let mut rows = Rows(Vec::new());
-    latency(&s, &mut rows)?;
-    let models = latency_by_size(&s, &mut rows)?;
-    let memory = host(&s, &mut rows)?;
-    bandwidth(&s, &mut rows)?;
-    scaling(&s, &mut rows, max_ranks)?;
-    for (what, bytes) in [("device", memory.0), ("pinned host", memory.1)] {
-        let v = summary(vec![bytes as f64 / 1024.0]);
-        rows.push(Row::new(
-            "memory",
-            format!("runtime {what} memory per rank"),
-            "KiB",
-            v,
-        ));
+    if wants("latency")? {
+        latency(&s, &mut rows)?;
     }
-    let total = summary(vec![(memory.0 + memory.1) as f64 / 1024.0]);
-    let total = Row::new("memory", "runtime memory per rank, total", "KiB", total);
-    let budget = Row::new("memory", "budget", "KiB", summary(vec![64.0]));
-    rows.push(total.against(&budget).target(Target::AtMost(1.0)));
+    let models = if wants("size")? {
+        latency_by_size(&s, &mut rows)?
+    } else {
+        Vec::new()
+    };
+    if wants("host")? {
+        let memory = host(&s, &mut rows)?;
+        memory_rows(&mut rows, memory);
+    }
+    if wants("bandwidth")? {
+        bandwidth(&s, &mut rows)?;
+    }
+    if wants("scaling")? {
+        scaling(&s, &mut rows, max_ranks)?;
+    }
 
     println!("\nlatency model t = alpha + bytes / bandwidth (same GPU, 4 B to 64 KiB):");
     for (name, m) in &models {
@@ -88,6 +91,23 @@ fn main() -> Result<()> {
     let machine = dcuda_bench::report::Machine::new(&info.name);
     dcuda_bench::suite::write_outputs(&out_dir, &title, &machine, &rows.0)?;
     Ok(())
+}
+
+/// The runtime's memory per rank (device, pinned host) against its budget.
+fn memory_rows(rows: &mut Rows, memory: (usize, usize)) {
+    for (what, bytes) in [("device", memory.0), ("pinned host", memory.1)] {
+        let v = summary(vec![bytes as f64 / 1024.0]);
+        rows.push(Row::new(
+            "memory",
+            format!("runtime {what} memory per rank"),
+            "KiB",
+            v,
+        ));
+    }
+    let total = summary(vec![(memory.0 + memory.1) as f64 / 1024.0]);
+    let total = Row::new("memory", "runtime memory per rank, total", "KiB", total);
+    let budget = Row::new("memory", "budget", "KiB", summary(vec![64.0]));
+    rows.push(total.against(&budget).target(Target::AtMost(1.0)));
 }
 
 /// 4-byte latency: dcuda against the raw ping-pong with the barriers a
@@ -225,6 +245,25 @@ fn host(s: &Suite, rows: &mut Rows) -> Result<(usize, usize)> {
         let what = format!("raw flag round trip, placement {name} (device->host, host->device)");
         let row = rows.push(Row::new("host", what, "us", v));
         hh.get_or_insert(row);
+    }
+    for (name, parts) in [
+        ("a 128-thread block, barriers around", PART_BLOCK),
+        ("ring reservation atomic", PART_ATOMIC),
+        ("4 posted words before the flag", PART_WORDS),
+        (
+            "atomic and 4 posted words (the ring before LL)",
+            PART_ATOMIC | PART_WORDS,
+        ),
+        ("4 LL words after a fence", PART_LL),
+        (
+            "atomic, 4 LL words, 128-thread block",
+            PART_ATOMIC | PART_LL | PART_BLOCK,
+        ),
+    ] {
+        let v = s.host_roundtrip_parts(parts)?;
+        let what = format!("raw H-H round trip + {name}");
+        let hh = hh.as_ref().expect("the H-H placement is measured first");
+        rows.push(Row::new("host", what, "us", v).against(hh));
     }
     let (v, memory) = s.host_roundtrip()?;
     let row = Row::new(

@@ -33,7 +33,8 @@ fn main() -> Result<()> {
         quick,
         out_dir,
         baseline,
-    } = options::Options::parse("bench_chunks")?;
+        ..
+    } = options::Options::parse("bench_chunks")?.no_sections("bench_chunks")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let max = module.max_ranks(&CHUNK_LATENCY, THREADS)?;

@@ -28,7 +28,8 @@ fn main() -> Result<()> {
         quick,
         out_dir,
         baseline,
-    } = options::Options::parse("bench_collectives")?;
+        ..
+    } = options::Options::parse("bench_collectives")?.no_sections("bench_collectives")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let max = module.max_ranks(&COLLECTIVE_LATENCY, THREADS)?;

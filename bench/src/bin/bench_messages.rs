@@ -70,7 +70,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> Result<()> {
     dcuda::log::init();
-    let o = options::Options::parse("bench_messages")?;
+    let o = options::Options::parse("bench_messages")?.no_sections("bench_messages")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let (ranks, route, lead) = match rt.job() {

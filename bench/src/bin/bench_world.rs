@@ -124,7 +124,8 @@ fn mpi_pingpong(me: u32, bytes: usize, batches: u32, iters: u32) -> Summary {
 
 fn main() -> Result<()> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    let options::Options { quick, out_dir, .. } = options::Options::parse("bench_world")?;
+    let options::Options { quick, out_dir, .. } =
+        options::Options::parse("bench_world")?.no_sections("bench_world")?;
     let rt = Runtime::new()?;
     let job = rt
         .job()

@@ -153,6 +153,63 @@ impl Suite {
             Ok(out.download()?)
         })
     }
+
+    /// The raw H-H round trip with the runtime's device-side pieces in
+    /// `parts` (`PART_*` of the kernels), µs: what each piece costs.
+    pub fn host_roundtrip_parts(&self, parts: u32) -> Result<Summary> {
+        let ll = parts & PART_LL != 0;
+        let threads = if parts & PART_BLOCK != 0 {
+            self.threads
+        } else {
+            32
+        };
+        self.pooled(1.0, |batches, iters| {
+            let to_host = self.rt.alloc_mapped::<u64>(4)?;
+            let to_device = self.rt.alloc_mapped::<u32>(1)?;
+            let mut counter = self.rt.alloc::<u32>(1)?;
+            counter.copy_from(&[0])?;
+            let mut out = self.rt.alloc::<u64>(batches as usize)?;
+            let args = (
+                to_host.device_ptr(),
+                to_device.device_ptr() as *const u32,
+                counter.as_mut_ptr(),
+                parts,
+                batches,
+                iters,
+                out.as_mut_ptr(),
+            );
+            // SAFETY: the buffers hold what the kernel's contract says.
+            let launch = unsafe {
+                self.module.launch(
+                    &HOST_ROUNDTRIP_PARTS,
+                    LaunchConfig::linear(1, threads),
+                    args,
+                )?
+            };
+            let arrived = |i: u32| {
+                if ll {
+                    (0..4).all(|w| (to_host.load_acquire(w) >> 32) as u32 == i)
+                } else {
+                    to_host.load_acquire(0) as u32 == i
+                }
+            };
+            let total = (WARMUP_BATCHES + batches) * iters;
+            for i in 1..=total {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while !arrived(i) {
+                    if Instant::now() > deadline {
+                        return Err(format!(
+                            "host round trip parts {parts}: the device stopped at {i}"
+                        )
+                        .into());
+                    }
+                }
+                to_device.store_release(0, i);
+            }
+            launch.wait()?;
+            Ok(out.download()?)
+        })
+    }
 }
 
 /// A raw round trip's flag: in mapped host memory or in device memory.

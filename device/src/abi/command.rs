@@ -34,12 +34,12 @@ codes! {
 /// the command.
 pub const INLINE: usize = 8;
 
-/// One 64-byte entry of the command ring. The producer writes the payload,
-/// then `seq` with a system-scoped release.
+/// A command as the host reads it from a ring entry
+/// ([`RingEntry`](super::ring::RingEntry)).
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct Command {
-    /// Ring position + 1; valid when it equals the consumer's position + 1.
+    /// Ring position + 1.
     pub seq: u32,
     /// Sending rank (device rank).
     pub rank: u32,
@@ -80,18 +80,6 @@ pub struct Transfer {
     pub local: u64,
     /// Bytes to move.
     pub bytes: u64,
-}
-
-/// A host reply to one rank.
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-pub struct Reply {
-    /// Number of replies so far; the rank waits for it to advance.
-    pub seq: u32,
-    /// Reply value.
-    pub value: u32,
-    /// Reserved.
-    pub _pad: [u32; 2],
 }
 
 /// One argument of a log message: its raw value, formatted by the host.

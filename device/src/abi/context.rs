@@ -2,8 +2,8 @@
 //! process's ranks are. Built by the host for each run, read by every rank.
 
 use super::codes::codes;
-use super::command::{Command, Reply};
 use super::records::{ErrorRecord, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry};
+use super::ring::{Reply, RingEntry};
 use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, MSG_LOG, STAGE_HALF, TAGS};
 
 /// Entries of each slot's communicator table per world rank: the parts of
@@ -324,8 +324,8 @@ impl RankContext {
 
     /// The ring entry of position `pos`.
     #[inline(always)]
-    pub fn ring_entry(&self, pos: u32) -> *mut Command {
-        (self.ring as *mut Command).wrapping_add((pos & (self.ring_len - 1)) as usize)
+    pub fn ring_entry(&self, pos: u32) -> *mut RingEntry {
+        (self.ring as *mut RingEntry).wrapping_add((pos & (self.ring_len - 1)) as usize)
     }
 
     /// Device rank `dev`'s count of accesses the host completed for it.

@@ -5,16 +5,19 @@
 //!
 //! * [`context`]: the run's context, how ranks find the runtime's memory
 //!   and each other;
-//! * [`command`]: the device-to-host command ring and its typed decoding;
+//! * [`command`]: the device-to-host commands and their typed decoding;
+//! * [`ring`]: how commands and replies cross the bus (self-validating
+//!   8-byte words);
 //! * [`records`]: window entries, matching records, wait status, errors.
 
 mod codes;
 pub mod command;
 pub mod context;
 pub mod records;
+pub mod ring;
 pub mod trace;
 
-pub use command::{Command, DecodeError, LogArg, Op, Reply, Request, Transfer, INLINE};
+pub use command::{Command, DecodeError, LogArg, Op, Request, Transfer, INLINE};
 pub use context::{
     counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
     Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
@@ -23,6 +26,7 @@ pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
     STATUS_FINISHED,
 };
+pub use ring::{Reply, RingEntry};
 pub use trace::{TraceSpan, TRACE_DEPTH, TRACE_PHASE};
 
 /// Tags a user may notify with: `0..USER_TAGS`.

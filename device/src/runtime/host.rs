@@ -5,13 +5,14 @@
 //! One ring for all ranks: a sender reserves a position with an atomic add
 //! on a device-memory counter, waits for credit (positions the host has
 //! consumed; cached in shared memory and re-read over the bus only when the
-//! cache says the ring is full), writes the 64-byte entry and publishes its
-//! sequence number last with a system-scoped release. The host reads one
-//! entry after another, so it never scans per-rank queues.
+//! cache says the ring is full), and writes the entry as words that each
+//! carry its sequence number (`abi::ring`). The host reads one entry after
+//! another, so it never scans per-rank queues.
 
 use super::wait::poll;
 use super::Runtime;
-use crate::abi::{Call, Command, Fault, Op, RankContext, Transfer};
+use crate::abi::ring::{entry_data, ll_data, ll_word};
+use crate::abi::{Call, Fault, Op, RankContext, Transfer};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
@@ -83,28 +84,22 @@ pub(crate) fn post(
     true
 }
 
-/// Writes entry `pos` of the ring and publishes it.
+/// Writes entry `pos` of the ring: one release fence (the rank's earlier
+/// writes, which the host may move, come first), then the words in use,
+/// each carrying `pos + 1`, with no fence between them.
 #[inline(always)]
 fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[u8]) {
     let e = ctx.ring_entry(pos);
-    let len = payload.len().min(Command::PAYLOAD);
-    let mut words = [0u32; Command::PAYLOAD / 4];
-    for (i, b) in payload[..len].iter().enumerate() {
-        words[i / 4] |= (*b as u32) << (8 * (i % 4));
-    }
+    let (data, used) = entry_data(rank, op as u32, arg, payload);
+    let seq = pos.wrapping_add(1);
+    arch::fence(Scope::System);
     // SAFETY: position `pos` is reserved by us and the host has consumed
     // its previous use.
     unsafe {
-        let dst = &raw mut (*e).payload as *mut u32;
-        // Only the words in use cross the bus.
-        for (i, w) in words.iter().enumerate().take(len.div_ceil(4)) {
-            dst.add(i).write_volatile(*w);
+        let words = &raw mut (*e).words as *mut u64;
+        for (i, d) in data.iter().enumerate().take(used) {
+            arch::store_relaxed(words.add(i), ll_word(seq, *d), Scope::System);
         }
-        (&raw mut (*e).rank).write_volatile(rank);
-        (&raw mut (*e).op).write_volatile(op as u32);
-        (&raw mut (*e).len).write_volatile(len as u32);
-        (&raw mut (*e).arg).write_volatile(arg);
-        arch::store_release(&raw mut (*e).seq, pos.wrapping_add(1), Scope::System);
     }
 }
 
@@ -138,14 +133,9 @@ impl Runtime {
         self.host.replies_seen = expected;
         let reply = self.ctx().reply(block.id());
         self.wait_until(block, Call::HostCall, [op as u32, expected, 0], || {
-            // SAFETY: this rank's reply slot.
-            let seq = unsafe { arch::load_acquire(&raw const (*reply).seq, Scope::System) };
-            if seq == expected {
-                // SAFETY: ordered after the acquire of `seq`.
-                Ok(unsafe { (&raw const (*reply).value).read_volatile() })
-            } else {
-                Err(seq)
-            }
+            // SAFETY: this rank's reply slot; one load over the bus.
+            let word = unsafe { arch::load_acquire(&raw const (*reply).word, Scope::System) };
+            ll_data(word, expected).ok_or((word >> 32) as u32)
         })
     }
 

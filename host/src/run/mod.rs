@@ -9,6 +9,7 @@ mod commands;
 mod config;
 mod describe;
 mod progress;
+mod ring;
 mod state;
 mod traced;
 mod turn;

@@ -6,13 +6,13 @@
 use super::commands::Services;
 use super::config::RunReport;
 use super::describe::describe_error;
+use super::ring::Ring;
 use super::state::RunState;
 use super::watchdog::Watchdog;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
 use crate::world::World;
-use dcuda_device::abi::{Call, Command, ErrorRecord};
-use std::sync::atomic::{AtomicU32, Ordering};
+use dcuda_device::abi::{Call, ErrorRecord, RingEntry};
 use std::time::{Duration, Instant};
 
 /// Serves `state`'s ring until the run ends, and reports how it ended.
@@ -57,8 +57,8 @@ fn serve(
     let mut fault = None;
     let mut idle = 0u32;
     let mut kernel_done = false;
-    let mask = state.ring_len - 1;
-    let ring = state.ring.host_ptr() as *const Command;
+    // SAFETY: the ring lives as long as `state`.
+    let ring = unsafe { Ring::new(state.ring.host_ptr() as *const RingEntry, state.ring_len) };
     loop {
         if let Some(t) = &state.trace {
             t.serve_clock();
@@ -66,16 +66,18 @@ fn serve(
         // Drain the ring: entries arrive in position order.
         let mut progressed = false;
         loop {
-            // SAFETY: in the ring; `seq` is published last with a release.
-            let e = unsafe { ring.add((pos & mask) as usize) };
-            let seq = unsafe {
-                AtomicU32::from_ptr(&raw const (*e).seq as *mut u32).load(Ordering::Acquire)
+            let cmd = match ring.take(pos) {
+                Ok(Some(cmd)) => cmd,
+                Ok(None) => break,
+                Err((rank, reason)) => {
+                    let kernel = services.kernel.clone();
+                    return Err(Error::BadCommand {
+                        kernel,
+                        rank,
+                        reason,
+                    });
+                }
             };
-            if seq != pos.wrapping_add(1) {
-                break;
-            }
-            // SAFETY: the entry is complete.
-            let cmd = unsafe { e.read_volatile() };
             services.handle(state, world, &cmd)?;
             pos = pos.wrapping_add(1);
             state.ring_consumed.store_release(0, pos);

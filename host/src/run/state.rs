@@ -8,12 +8,14 @@ use crate::error::Result;
 use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::runtime::Runtime;
 use crate::world::{InboxMemory, RunMemory, World};
+use dcuda_device::abi::ring::ll_word;
 use dcuda_device::abi::{
-    Command, ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, Route, WaitStatus,
-    Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, STAGE_HALF, TAGS,
+    ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, RingEntry, Route,
+    WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, STAGE_HALF,
+    TAGS,
 };
 use dcuda_device::kernel::RankArgs;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The runtime's memory for one run.
@@ -74,7 +76,9 @@ impl RunState {
         args: &A,
     ) -> Result<(RunState, Option<Arc<World>>)> {
         let n = ranks as usize;
-        let ring_len = (n * 4).max(256).next_power_of_two() as u32;
+        // Four commands in flight per rank, and at least 128 (16 KiB of
+        // 128-byte entries) for small runs.
+        let ring_len = (n * 4).max(128).next_power_of_two() as u32;
         let counters = n * TAGS as usize;
         // The mailboxes and staging areas follow the counters in the same
         // allocation (see `mailbox_offset`, `stage_offset`): a peer that
@@ -173,7 +177,7 @@ impl RunState {
         let abort = rt.alloc::<u32>(1)?;
         let error = rt.alloc::<u8>(bytes::<ErrorRecord>(1))?;
         let status = rt.alloc_mapped::<u8>(bytes::<WaitStatus>(n))?;
-        let ring = rt.alloc_mapped::<u8>(bytes::<Command>(ring_len as usize))?;
+        let ring = rt.alloc_mapped::<u8>(bytes::<RingEntry>(ring_len as usize))?;
         let ring_reserve = rt.alloc::<u32>(1)?;
         let ring_consumed = rt.alloc_mapped::<u32>(1)?;
         let replies = rt.alloc_mapped::<u8>(bytes::<Reply>(n))?;
@@ -317,12 +321,11 @@ impl RunState {
     /// Answers device rank `rank`'s host call with `value`; `seq` counts
     /// the replies to it.
     pub fn reply(&self, rank: u32, seq: u32, value: u32) {
-        // SAFETY: the caller checked `rank`; the value is written before
-        // the release of `seq`.
+        // SAFETY: the caller checked `rank`; count and value are one word.
         unsafe {
             let slot = (self.replies.host_ptr() as *mut Reply).add(rank as usize);
-            (&raw mut (*slot).value).write_volatile(value);
-            AtomicU32::from_ptr(&raw mut (*slot).seq).store(seq, Ordering::Release);
+            let word = ll_word(seq, value);
+            AtomicU64::from_ptr(&raw mut (*slot).word).store(word, Ordering::Release);
         }
     }
 }

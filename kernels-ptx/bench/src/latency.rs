@@ -108,7 +108,7 @@ pub unsafe fn raw_flag_pingpong(flags: *mut u32, batches: u32, iters: u32, out: 
 /// # Safety
 /// Where `record`, `out` holds `batches` elements.
 #[inline(always)]
-unsafe fn time_batches(
+pub(crate) unsafe fn time_batches(
     (batches, iters): (u32, u32),
     out: *mut u64,
     record: bool,

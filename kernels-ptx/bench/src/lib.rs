@@ -6,10 +6,12 @@
 
 mod bandwidth;
 mod chunks;
+mod host_parts;
 mod latency;
 mod messages;
 pub use bandwidth::*;
 pub use chunks::*;
+pub use host_parts::*;
 pub use latency::*;
 pub use messages::*;
 
