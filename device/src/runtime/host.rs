@@ -125,18 +125,32 @@ impl Runtime {
         self.host_call_with(block, op, arg, &[])
     }
 
-    /// [`host_call`](Self::host_call) with a payload.
+    /// [`host_call`](Self::host_call) with a payload. The leader sends and
+    /// waits in one turn, so the call costs the block two barriers.
     #[inline(always)]
     pub fn host_call_with(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) -> u32 {
-        self.host_send(block, op, arg, payload);
+        let ctx = *self.ctx();
+        let rank = block.id();
+        let first = self.host.first_send();
         let expected = self.host.replies_seen.wrapping_add(1);
         self.host.replies_seen = expected;
-        let reply = self.ctx().reply(block.id());
-        self.wait_until(block, Call::HostCall, [op as u32, expected, 0], || {
-            // SAFETY: this rank's reply slot; one load over the bus.
-            let word = unsafe { arch::load_acquire(&raw const (*reply).word, Scope::System) };
-            ll_data(word, expected).ok_or((word >> 32) as u32)
-        })
+        let (reply, status) = (ctx.reply(rank), ctx.status(rank));
+        let outcome = block.single(|_| {
+            if !post(&ctx, rank, first, (op, arg, payload)) {
+                return u64::MAX;
+            }
+            let args = [op as u32, expected, 0];
+            let value = poll(&ctx, status, Call::HostCall, args, || {
+                // SAFETY: this rank's reply slot; one load over the bus.
+                let word = unsafe { arch::load_acquire(&raw const (*reply).word, Scope::System) };
+                ll_data(word, expected).ok_or((word >> 32) as u32)
+            });
+            value.map_or(u64::MAX, u64::from)
+        });
+        if outcome == u64::MAX {
+            super::wait::abort_exit()
+        }
+        outcome as u32
     }
 
     /// Hands an access to this process's host, which moves it through its
