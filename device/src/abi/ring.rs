@@ -3,10 +3,13 @@
 //! reader knows a word has arrived by looking at it, and the writer needs
 //! no fence between the words of one message.
 //!
-//! Measured on an H100 (`bench --only host`): a 64-byte entry published
-//! with one release store after its words made the rank wait for the
-//! posted words to be acknowledged before the release (a system fence over
-//! PCIe), and a reply read as a count then a value crossed the bus twice.
+//! Measured on an H100 (`bench --only host`, same run): the runtime's
+//! device→host→device round trip fell from 5.04 to 3.93 µs. Nearly all of
+//! it came from the reply: read as a count and then a value, it crossed
+//! the bus twice; as one word, once. Publishing the entry as LL words
+//! instead of words and a release store measured the same in the raw
+//! breakdown (3.44 against 3.45 µs), but it lets the host check each word
+//! it reads.
 
 use super::command::Command;
 use bytemuck::{Pod, Zeroable};
