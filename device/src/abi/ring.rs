@@ -45,20 +45,33 @@ pub const fn ll_data(word: u64, seq: u32) -> Option<u32> {
     }
 }
 
-/// The data words of a command: rank, op, payload length, argument, then
-/// the payload in little-endian words; and how many of them are in use.
-#[inline(always)]
-pub fn entry_data(rank: u32, op: u32, arg: u32, payload: &[u8]) -> ([u32; ENTRY_WORDS], usize) {
-    let len = payload.len().min(Command::PAYLOAD);
-    let mut words = [0u32; ENTRY_WORDS];
-    words[0] = rank;
-    words[1] = op;
-    words[2] = len as u32;
-    words[3] = arg;
-    for (i, b) in payload[..len].iter().enumerate() {
-        words[4 + i / 4] |= (*b as u32) << (8 * (i % 4));
+/// A command's payload as the device sends it: little-endian 32-bit words
+/// (at most [`Command::PAYLOAD`] bytes) and how many bytes of them count.
+#[derive(Clone, Copy)]
+pub struct Payload<'a> {
+    /// The words.
+    pub words: &'a [u32],
+    /// Bytes in use, at most `4 * words.len()`.
+    pub bytes: u32,
+}
+
+impl<'a> Payload<'a> {
+    /// No payload.
+    pub const EMPTY: Payload<'static> = Payload {
+        words: &[],
+        bytes: 0,
+    };
+
+    /// The bytes of `value`, a plain-data type of 4-byte-aligned size and
+    /// alignment (the checks fold away at compile time).
+    #[inline(always)]
+    pub fn of<T: Pod>(value: &'a T) -> Payload<'a> {
+        let words: &[u32] = bytemuck::cast_slice(core::slice::from_ref(value));
+        Payload {
+            words,
+            bytes: 4 * words.len() as u32,
+        }
     }
-    (words, 4 + len.div_ceil(4))
 }
 
 /// The command of ring position `pos` from its data words (`words[2]`, the

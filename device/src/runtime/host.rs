@@ -11,8 +11,8 @@
 
 use super::wait::poll;
 use super::Runtime;
-use crate::abi::ring::{entry_data, ll_data, ll_word};
-use crate::abi::{Call, Fault, Op, RankContext, Transfer};
+use crate::abi::ring::{ll_data, ll_word, Payload};
+use crate::abi::{Call, Command, Fault, Op, RankContext, Transfer};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
@@ -48,7 +48,7 @@ pub(crate) fn post(
     ctx: &RankContext,
     rank: u32,
     first: bool,
-    (op, arg, payload): (Op, u32, &[u8]),
+    (op, arg, payload): (Op, u32, Payload),
 ) -> bool {
     if first {
         DCUDA_RING_CREDIT.set(0, 0); // Nothing known consumed yet.
@@ -88,17 +88,25 @@ pub(crate) fn post(
 /// writes, which the host may move, come first), then the words in use,
 /// each carrying `pos + 1`, with no fence between them.
 #[inline(always)]
-fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[u8]) {
+fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: Payload) {
     let e = ctx.ring_entry(pos);
-    let (data, used) = entry_data(rank, op as u32, arg, payload);
+    let words = &payload.words[..payload.words.len().min(Command::PAYLOAD / 4)];
+    let len = (payload.bytes as usize).min(4 * words.len());
     let seq = pos.wrapping_add(1);
     arch::fence(Scope::System);
     // SAFETY: position `pos` is reserved by us and the host has consumed
     // its previous use.
     unsafe {
-        let words = &raw mut (*e).words as *mut u64;
-        for (i, d) in data.iter().enumerate().take(used) {
-            arch::store_relaxed(words.add(i), ll_word(seq, *d), Scope::System);
+        let slots = &raw mut (*e).words as *mut u64;
+        let put = |i: usize, data: u32| {
+            arch::store_relaxed(slots.add(i), ll_word(seq, data), Scope::System)
+        };
+        put(0, rank);
+        put(1, op as u32);
+        put(2, len as u32);
+        put(3, arg);
+        for (i, w) in words.iter().enumerate() {
+            put(4 + i, *w);
         }
     }
 }
@@ -106,7 +114,7 @@ fn publish(ctx: &RankContext, pos: u32, rank: u32, op: Op, arg: u32, payload: &[
 impl Runtime {
     /// Sends one command to the host; waits only if the ring is full.
     #[inline(always)]
-    pub fn host_send(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) {
+    pub fn host_send(&mut self, block: &mut Block, op: Op, arg: u32, payload: Payload) {
         let ctx = *self.ctx();
         let rank = block.id();
         let first = self.host.first_send();
@@ -122,13 +130,13 @@ impl Runtime {
     /// Sends `op` to the host and waits for its reply; returns the value.
     #[inline(always)]
     pub fn host_call(&mut self, block: &mut Block, op: Op, arg: u32) -> u32 {
-        self.host_call_with(block, op, arg, &[])
+        self.host_call_with(block, op, arg, Payload::EMPTY)
     }
 
     /// [`host_call`](Self::host_call) with a payload. The leader sends and
     /// waits in one turn, so the call costs the block two barriers.
     #[inline(always)]
-    pub fn host_call_with(&mut self, block: &mut Block, op: Op, arg: u32, payload: &[u8]) -> u32 {
+    pub fn host_call_with(&mut self, block: &mut Block, op: Op, arg: u32, payload: Payload) -> u32 {
         let ctx = *self.ctx();
         let rank = block.id();
         let first = self.host.first_send();
@@ -165,7 +173,7 @@ impl Runtime {
                 [t.local, t.target as u64, 0, 0],
             );
         }
-        self.host_send(block, op, tag, bytemuck::bytes_of(&t));
+        self.host_send(block, op, tag, Payload::of(&t));
         self.host.issued = self.host.issued.wrapping_add(1);
     }
 

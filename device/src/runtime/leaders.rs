@@ -24,6 +24,7 @@ use super::notify::{direct_scope, init_consumed, try_consume};
 use super::route::process_index;
 use super::wait::{abort_exit, poll};
 use super::Runtime;
+use crate::abi::ring::Payload;
 use crate::abi::{
     counter_index, mailbox_slot, Call, Op, RankContext, Transfer, COLLECTIVE_TAGS, MAILBOX_STEPS,
     MAILBOX_WINDOW,
@@ -78,7 +79,7 @@ impl Leader<'_> {
                 bytes: 8,
             };
             let first = core::mem::replace(&mut self.first_send, false);
-            let command = (Op::PutInline, tag, bytemuck::bytes_of(&transfer));
+            let command = (Op::PutInline, tag, Payload::of(&transfer));
             return post(self.ctx, self.dev, first, command).then_some(());
         };
         let dev = world - peer.first;

@@ -5,6 +5,7 @@
 //! the ranks that fit on a GPU by eight.
 
 use super::Runtime;
+use crate::abi::ring::Payload;
 use crate::abi::{Command, LogArg, Op};
 use crate::block::Block;
 
@@ -12,13 +13,22 @@ impl Runtime {
     /// Sends a log message to the host.
     pub fn log(&mut self, block: &mut Block, format: &'static str, args: &[LogArg]) {
         for chunk in format.as_bytes().chunks(Command::PAYLOAD) {
-            self.host_send(block, Op::Log, 0, chunk);
+            let mut words = [0u32; Command::PAYLOAD / 4];
+            for (i, b) in chunk.iter().enumerate() {
+                words[i / 4] |= (*b as u32) << (8 * (i % 4));
+            }
+            let used = chunk.len().div_ceil(4);
+            let text = Payload {
+                words: &words[..used],
+                bytes: chunk.len() as u32,
+            };
+            self.host_send(block, Op::Log, 0, text);
         }
         for arg in args {
             let (kind, bits) = arg.encode();
-            self.host_send(block, Op::LogArg, kind, &bits.to_le_bytes());
+            self.host_send(block, Op::LogArg, kind, Payload::of(&bits));
         }
-        self.host_send(block, Op::LogEnd, args.len() as u32, &[]);
+        self.host_send(block, Op::LogEnd, args.len() as u32, Payload::EMPTY);
     }
 }
 

@@ -27,6 +27,7 @@
 
 use super::comm::{world_rank, Comm, CommKind};
 use super::Runtime;
+use crate::abi::ring::Payload;
 use crate::abi::{
     Call, CommRecord, CommSyncKind, Fault, Op, RankContext, SplitEntry, MAX_COMMS, MAX_SPANNED,
 };
@@ -228,7 +229,7 @@ impl Runtime {
         let at = ctx.comm_record(block.id(), slot);
         if block.id() == lead {
             let len = [size + reps, 0];
-            rec.offset = self.host_call_with(block, Op::CommTable, slot, bytemuck::bytes_of(&len));
+            rec.offset = self.host_call_with(block, Op::CommTable, slot, Payload::of(&len));
             if rec.offset == u32::MAX {
                 let values = [
                     MAX_COMMS as u64 - 2,
@@ -328,12 +329,7 @@ impl Runtime {
         self.barrier(block, comm);
         if block.id() == comm.rec.lead {
             let part = [comm.rec.offset, comm.rec.size + comm.rec.reps];
-            self.host_send(
-                block,
-                Op::CommTableFree,
-                comm.slot,
-                bytemuck::bytes_of(&part),
-            );
+            self.host_send(block, Op::CommTableFree, comm.slot, Payload::of(&part));
         }
         let at = self.ctx().comm_record(block.id(), comm.slot);
         // SAFETY: this rank's own record.

@@ -2,6 +2,7 @@
 
 use super::comm::{Comm, CommKind};
 use super::Runtime;
+use crate::abi::ring::Payload;
 use crate::abi::{Call, CommSync, CommSyncKind, Op};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
@@ -55,7 +56,7 @@ impl Runtime {
             _pad: [0; 3],
         };
         let arg = comm.context();
-        self.host_call_with(block, Op::CommSync, arg, bytemuck::bytes_of(&sync));
+        self.host_call_with(block, Op::CommSync, arg, Payload::of(&sync));
     }
 
     /// Waits until every rank of `comm` on this device has called it.
@@ -142,7 +143,7 @@ impl Runtime {
         self.barrier(block, world);
         if block.id() == 0 {
             let op = if start { Op::TimerStart } else { Op::TimerStop };
-            self.host_send(block, op, id, &[]);
+            self.host_send(block, op, id, Payload::EMPTY);
         }
     }
 }

@@ -80,3 +80,59 @@ impl Ring {
         Ok(Some(command_of(pos, &words)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dcuda_device::abi::ring::ll_word;
+
+    /// A ring of 2 entries with position `pos`'s first `n` words written
+    /// for `data` (rank, op, len, arg, payload).
+    fn ring_with(pos: u32, data: &[u32], n: usize) -> Vec<RingEntry> {
+        let mut entries = vec![bytemuck::Zeroable::zeroed(); 2];
+        let e: &mut RingEntry = &mut entries[(pos & 1) as usize];
+        for (i, d) in data.iter().take(n).enumerate() {
+            e.words[i] = ll_word(pos + 1, *d);
+        }
+        entries
+    }
+
+    #[test]
+    fn an_entry_is_read_once_all_its_words_carry_its_position() {
+        let data = [3, 1, 6, 9, 0x0403_0201, 0x0605];
+        let entries = ring_with(5, &data, data.len());
+        // SAFETY: the vector outlives the ring.
+        let ring = unsafe { Ring::new(entries.as_ptr(), 2) };
+        assert!(
+            ring.take(4).unwrap().is_none(),
+            "position 4 was never written"
+        );
+        assert!(
+            ring.take(7).unwrap().is_none(),
+            "an older lap's words do not count"
+        );
+        let cmd = ring.take(5).unwrap().expect("written");
+        assert_eq!(
+            (cmd.seq, cmd.rank, cmd.op, cmd.len, cmd.arg),
+            (6, 3, 1, 6, 9)
+        );
+        assert_eq!(cmd.payload[..6], [1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_bad_length_or_a_missing_word_is_an_error_naming_the_rank() {
+        let entries = ring_with(0, &[2, 1, 33, 0], 4);
+        // SAFETY: the vector outlives the ring.
+        let ring = unsafe { Ring::new(entries.as_ptr(), 2) };
+        let (rank, reason) = ring.take(0).unwrap_err();
+        assert_eq!(rank, 2);
+        assert!(reason.contains("payload length 33"), "{reason}");
+
+        let entries = ring_with(0, &[2, 1, 8, 0, 7], 5);
+        // SAFETY: as above.
+        let ring = unsafe { Ring::new(entries.as_ptr(), 2) };
+        let (rank, reason) = ring.take(0).unwrap_err();
+        assert_eq!(rank, 2);
+        assert!(reason.contains("word 5 did not arrive"), "{reason}");
+    }
+}
