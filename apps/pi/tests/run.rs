@@ -1,0 +1,38 @@
+//! The application and its baseline as a user runs them, at small sizes:
+//! alone and under `mpirun -np 2` and `-np 3` (on the emulator unless a GPU
+//! is there), each checking π against its error bound.
+
+use app_support::testing::{run_checked as run, run_failing};
+
+/// An interval count that no rank count here divides.
+const SMALL: [&str; 6] = ["--size", "100003", "--iters", "2", "--threads", "32"];
+
+#[test]
+fn pi_alone_and_on_one_rank() {
+    let text = run(None, env!("CARGO_BIN_EXE_pi"), &SMALL);
+    assert!(text.contains("1 process(es) x 4 ranks"), "{text}");
+    let one: Vec<&str> = SMALL.iter().copied().chain(["--ranks", "1"]).collect();
+    run(None, env!("CARGO_BIN_EXE_pi"), &one);
+}
+
+#[test]
+fn pi_spans_two_and_three_processes() {
+    let text = run(Some(2), env!("CARGO_BIN_EXE_pi"), &SMALL);
+    assert!(text.contains("2 process(es) x 4 ranks"), "{text}");
+    run(Some(3), env!("CARGO_BIN_EXE_pi"), &SMALL);
+}
+
+#[test]
+fn baseline_alone_and_across_processes() {
+    let with: Vec<&str> = SMALL.iter().copied().chain(["--ranks", "3"]).collect();
+    run(None, env!("CARGO_BIN_EXE_pi_mpi"), &with);
+    let text = run(Some(2), env!("CARGO_BIN_EXE_pi_mpi"), &with);
+    assert!(text.contains("2 process(es) x 3 blocks"), "{text}");
+    run(Some(3), env!("CARGO_BIN_EXE_pi_mpi"), &with);
+}
+
+#[test]
+fn bad_options_are_refused() {
+    let text = run_failing(env!("CARGO_BIN_EXE_pi"), &["--size", "0"], 4);
+    assert!(text.contains("pi: --size must be at least 1"), "{text}");
+}
