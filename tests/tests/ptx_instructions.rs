@@ -92,6 +92,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
         &["atom.relaxed.sys.cas.b64"],
     ),
     ("probe_nanosleep", &["nanosleep.u32"]),
+    ("probe_sqrt", &["sqrt.rn.f64"]),
     ("probe_global_timer", &["%globaltimer"]),
     (
         "probe_shared",

@@ -80,6 +80,66 @@ impl Job {
         mpi_check("MPI_Sendrecv", code)
     }
 
+    /// Sends each `(to, data)` of `sends` and receives each `(from, buffer)`
+    /// of `recvs` at once (`MPI_Isend`, `MPI_Irecv`, `MPI_Waitall`, as
+    /// bytes): an exchange with any set of processes, one message each way
+    /// per pair.
+    pub fn exchange<T: DeviceCopy>(
+        &self,
+        sends: &[(i32, &[T])],
+        recvs: &mut [(i32, &mut [T])],
+    ) -> Res<()> {
+        let bytes = |n: usize| -> Res<i32> {
+            i32::try_from(n * size_of::<T>())
+                .map_err(|_| format!("MPI_Isend: {n} elements exceed an MPI count").into())
+        };
+        if sends.is_empty() && recvs.is_empty() {
+            return Ok(()); // Also alone, where MPI is not initialised.
+        }
+        // SAFETY: a constant of the MPI library.
+        let null = unsafe { mpi_sys::RSMPI_REQUEST_NULL };
+        let mut requests = vec![null; sends.len() + recvs.len()];
+        for ((to, data), request) in sends.iter().zip(&mut requests) {
+            // SAFETY: MPI is initialised; `data` outlives the wait below.
+            let code = unsafe {
+                mpi_sys::MPI_Isend(
+                    data.as_ptr() as *const c_void,
+                    bytes(data.len())?,
+                    mpi_sys::RSMPI_UINT8_T,
+                    *to,
+                    1,
+                    mpi_sys::RSMPI_COMM_WORLD,
+                    request,
+                )
+            };
+            mpi_check("MPI_Isend", code)?;
+        }
+        for ((from, buffer), request) in recvs.iter_mut().zip(&mut requests[sends.len()..]) {
+            // SAFETY: as above; `buffer` outlives the wait below.
+            let code = unsafe {
+                mpi_sys::MPI_Irecv(
+                    buffer.as_mut_ptr() as *mut c_void,
+                    bytes(buffer.len())?,
+                    mpi_sys::RSMPI_UINT8_T,
+                    *from,
+                    1,
+                    mpi_sys::RSMPI_COMM_WORLD,
+                    request,
+                )
+            };
+            mpi_check("MPI_Irecv", code)?;
+        }
+        // SAFETY: the requests started above, each once.
+        let code = unsafe {
+            mpi_sys::MPI_Waitall(
+                requests.len() as i32,
+                requests.as_mut_ptr(),
+                mpi_sys::RSMPI_STATUSES_IGNORE,
+            )
+        };
+        mpi_check("MPI_Waitall", code)
+    }
+
     /// `value` summed over the processes, or their maximum with `max`
     /// (`MPI_Allreduce`).
     pub fn allreduce(&self, value: f64, max: bool) -> Res<f64> {

@@ -106,6 +106,11 @@ macro_rules! impl_atomic_word {
 impl_atomic_word!(u32, AtomicU32);
 impl_atomic_word!(u64, AtomicU64);
 
+#[inline(always)]
+pub fn sqrt(x: f64) -> f64 {
+    x.sqrt()
+}
+
 pub fn nanosleep(ns: u32) {
     emu::check_abort();
     if ns >= 1_000 {

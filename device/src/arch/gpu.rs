@@ -153,6 +153,16 @@ pub fn nanosleep(ns: u32) {
 }
 
 #[inline(always)]
+pub fn sqrt(x: f64) -> f64 {
+    let r: f64;
+    // SAFETY: registers only.
+    unsafe {
+        asm!("sqrt.rn.f64 {}, {};", out(reg64) r, in(reg64) x, options(pure, nomem, nostack))
+    };
+    r
+}
+
+#[inline(always)]
 pub fn global_timer() -> u64 {
     let t: u64;
     // SAFETY: reads a special register; not `pure`, since it changes.

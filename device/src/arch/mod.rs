@@ -239,6 +239,14 @@ pub fn nanosleep(ns: u32) {
     imp::nanosleep(ns)
 }
 
+/// The square root of `x`, rounded to nearest (`sqrt.rn.f64`): IEEE 754's
+/// correctly rounded square root, so the GPU and the emulator (`f64::sqrt`)
+/// give the same bits. `core` has no square root without `std`.
+#[inline(always)]
+pub fn sqrt(x: f64) -> f64 {
+    imp::sqrt(x)
+}
+
 /// The GPU's global nanosecond timer (`%globaltimer`); wall-clock
 /// nanoseconds in the emulator. Each thread reads its own: in a rank
 /// kernel use `Rank::timestamp`, read once and the same on every thread

@@ -129,6 +129,11 @@ pub unsafe fn probe_nanosleep() {
 }
 
 #[kernel]
+pub unsafe fn probe_sqrt(x: f64, out: *mut f64) {
+    *out = arch::sqrt(x);
+}
+
+#[kernel]
 pub unsafe fn probe_global_timer(out: *mut u64) {
     *out = arch::global_timer();
 }

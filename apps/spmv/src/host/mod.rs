@@ -1,0 +1,242 @@
+//! What the programs share on the host: options, the matrices and the CPU
+//! reference ([`matrix`]), and the report. Not part of the PTX build.
+
+mod matrix;
+
+pub use matrix::{check, reference, HostCsr, Kind, Matrix};
+
+use app_support::args::{check_max_registers, check_threads, csv_record, Args};
+use std::format;
+use std::string::{String, ToString};
+
+/// The programs' options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Poisson: the grid's side (`n = size²`); random: `n` (`--size`;
+    /// default 2048, and 4 Mi rows for the random matrix).
+    pub size: u32,
+    /// Which matrix (`--matrix poisson|random`; default Poisson).
+    pub matrix: Kind,
+    /// The random matrix's bandwidth (`--band`; default 1024).
+    pub band: u32,
+    /// The random matrix's entries a row (`--per-row`; default 8).
+    pub per_row: u32,
+    /// Products at most (`--iters`; default 100).
+    pub iters: u32,
+    /// Power iteration (`--power`): each product scaled by the inverse of
+    /// the last one's norm, until it settles to `tol`.
+    pub power: bool,
+    /// Power iteration ends when the norm changes by at most this much of
+    /// itself (`--tol`; default 1e-10).
+    pub tol: f64,
+    /// Threads per rank or block (`--threads`; default 256).
+    pub threads: u32,
+    /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
+    /// many as fit at once.
+    pub units: Option<u32>,
+    /// The most registers a thread of the dcuda program may use
+    /// (`--max-registers`; default 128).
+    pub max_registers: u32,
+    /// The baseline overlaps the exchange with the interior rows
+    /// (`--overlap`).
+    pub overlap: bool,
+    /// Print a CSV header and row instead of a sentence (`--csv`).
+    pub csv: bool,
+    /// Compare with the CPU reference (`--check`, `--no-check`); by
+    /// default when it takes the CPU seconds at most.
+    pub check: bool,
+}
+
+const USAGE: &str = "options: --size N, --matrix poisson|random, --band N, --per-row N, --iters N, --power, --tol X, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
+
+impl Options {
+    /// Parses the command line.
+    pub fn parse() -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1))
+    }
+
+    /// Parses `args` (without the program's name).
+    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+        let mut o = Options {
+            size: 0,
+            matrix: Kind::Poisson,
+            band: 1024,
+            per_row: 8,
+            iters: 100,
+            power: false,
+            tol: 1e-10,
+            threads: 256,
+            units: None,
+            max_registers: 128,
+            overlap: false,
+            csv: false,
+            check: false,
+        };
+        let mut check = None;
+        let mut args = Args::new(args, USAGE);
+        while let Some(arg) = args.next_flag() {
+            match arg.as_str() {
+                "--size" => o.size = args.number("--size")?,
+                "--matrix" => {
+                    o.matrix = match args.next_flag().as_deref() {
+                        Some("poisson") => Kind::Poisson,
+                        Some("random") => Kind::Random,
+                        other => {
+                            return Err(format!(
+                                "--matrix takes poisson or random, got {other:?}; {USAGE}"
+                            ))
+                        }
+                    }
+                }
+                "--band" => o.band = args.number("--band")?,
+                "--per-row" => o.per_row = args.number("--per-row")?,
+                "--iters" => o.iters = args.number("--iters")?,
+                "--power" => o.power = true,
+                "--tol" => {
+                    let v = args.next_flag().unwrap_or_default();
+                    o.tol = v
+                        .parse()
+                        .map_err(|_| format!("--tol: `{v}` is not a number; {USAGE}"))?;
+                }
+                "--threads" => o.threads = args.number("--threads")?,
+                "--ranks" => o.units = Some(args.number("--ranks")?),
+                "--max-registers" => o.max_registers = args.number("--max-registers")?,
+                "--overlap" => o.overlap = true,
+                "--csv" => o.csv = true,
+                "--check" => check = Some(true),
+                "--no-check" => check = Some(false),
+                other => return Err(args.unknown(other)),
+            }
+        }
+        if o.size == 0 {
+            o.size = match o.matrix {
+                Kind::Poisson => 2048,
+                Kind::Random => 1 << 22,
+            };
+        }
+        if o.size < 2 {
+            return Err(format!("--size must be at least 2, got {}", o.size));
+        }
+        if o.matrix == Kind::Poisson && o.size > 46340 {
+            return Err(format!("--size {} makes over 2³¹ rows", o.size));
+        }
+        if o.per_row == 0 || o.iters == 0 {
+            return Err("--per-row and --iters must be at least 1".into());
+        }
+        if o.tol.is_nan() || o.tol < 0.0 {
+            return Err(format!("--tol must be 0 or more, got {}", o.tol));
+        }
+        check_threads(o.threads)?;
+        check_max_registers(o.max_registers)?;
+        if o.units == Some(0) {
+            return Err("--ranks must be at least 1".into());
+        }
+        let m = Matrix::of(&o);
+        let work = m.n as u64 * m.per_row as u64 * o.iters as u64;
+        o.check = check.unwrap_or(work <= 1 << 28);
+        Ok(o)
+    }
+
+    /// How the dcuda program loads its module.
+    pub fn load_options(&self) -> dcuda::LoadOptions {
+        dcuda::LoadOptions::default().max_registers(self.max_registers)
+    }
+
+    /// The first product's scale: power iteration, the inverse of the
+    /// start's norm (the vector of ones); plain products, the inverse of
+    /// the largest row sum, so that the entries stay bounded.
+    pub fn scale(&self, m: &Matrix) -> f64 {
+        if self.power {
+            1.0 / (m.n as f64).sqrt()
+        } else {
+            1.0 / m.row_sum_bound()
+        }
+    }
+}
+
+/// One measured run, as printed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The program and its variant.
+    pub program: String,
+    /// Where it ran (`gpu` or `emulator`).
+    pub backend: String,
+    /// Processes (GPUs).
+    pub processes: u32,
+    /// Ranks or blocks per process.
+    pub units: u32,
+    /// What the units are: "ranks" or "blocks".
+    pub unit: &'static str,
+    /// The options it ran with.
+    pub options: Options,
+    /// The matrix.
+    pub matrix: Matrix,
+    /// Products run.
+    pub products: u32,
+    /// Seconds of the products, from the device clock.
+    pub seconds: f64,
+    /// The last product's norm (power iteration: the dominant eigenvalue).
+    pub norm: f64,
+    /// "correct", "not checked".
+    pub checked: String,
+}
+
+impl Outcome {
+    /// The outcome as the programs print it: a sentence, or a CSV header
+    /// and row (with `--csv`).
+    pub fn render(&self) -> Result<String, String> {
+        let o = &self.options;
+        let kind = match self.matrix.kind {
+            Kind::Poisson => "poisson",
+            Kind::Random => "random",
+        };
+        let mode = if o.power { "power" } else { "products" };
+        if o.csv {
+            let header = [
+                "program",
+                "backend",
+                "processes",
+                "units",
+                "threads",
+                "matrix",
+                "rows",
+                "mode",
+                "products",
+                "seconds",
+                "norm",
+                "check",
+            ];
+            let row = [
+                self.program.clone(),
+                self.backend.clone(),
+                self.processes.to_string(),
+                self.units.to_string(),
+                o.threads.to_string(),
+                kind.to_string(),
+                self.matrix.n.to_string(),
+                mode.to_string(),
+                self.products.to_string(),
+                format!("{:.6}", self.seconds),
+                format!("{:.12e}", self.norm),
+                self.checked.clone(),
+            ];
+            csv_record(&header, &row)
+        } else {
+            Ok(format!(
+                "{}: {kind} matrix of {} rows, {} {mode} on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per product, norm {:.12e}, {}\n",
+                self.program,
+                self.matrix.n,
+                self.products,
+                self.processes,
+                self.units,
+                self.unit,
+                o.threads,
+                self.backend,
+                self.seconds,
+                1e3 * self.seconds / self.products.max(1) as f64,
+                self.norm,
+                self.checked
+            ))
+        }
+    }
+}
