@@ -30,12 +30,13 @@ echo "program,backend,processes,units,threads,intervals,iters,seconds,pi,error,c
 # Each baseline twice: at its defaults, and with the dcuda version's
 # geometry (as many blocks of as many threads as it has ranks), since the
 # same compute runs at different speeds with more or fewer threads in flight.
-ranks=$(examples/pi --size 1 --iters 1 --csv 2>/dev/null | tail -n 1 | cut -d, -f4)
-same=(--ranks "$ranks" --threads 1024)
+geometry() { "$@" --csv --iters 1 --no-check 2>/dev/null | tail -n 1 | cut -d, -f4,5 | sed 's/^/--ranks /; s/,/ --threads /'; }
+read -ra pi_same <<< "$(geometry examples/pi --size 1)"
+read -ra spmv_same <<< "$(geometry examples/spmv --size 16)"
 for rep in $(seq "$REPS"); do
   measure "pi" examples/pi
   measure "pi_mpi" examples/pi_mpi
-  measure "pi_mpi same geometry" examples/pi_mpi "${same[@]}"
+  measure "pi_mpi same geometry" examples/pi_mpi "${pi_same[@]}"
 done
 csv=$out/spmv.csv
 echo "program,backend,processes,units,threads,matrix,rows,mode,products,seconds,norm,check" > "$csv"
@@ -46,7 +47,7 @@ for problem in "--size 2048" "--size 512" "--matrix random" "--matrix random --p
     # shellcheck disable=SC2086
     measure "spmv_mpi $problem" examples/spmv_mpi $problem --no-check
     # shellcheck disable=SC2086
-    measure "spmv_mpi same geometry $problem" examples/spmv_mpi $problem --no-check "${same[@]}"
+    measure "spmv_mpi same geometry $problem" examples/spmv_mpi $problem --no-check "${spmv_same[@]}"
   done
 done
 summary

@@ -29,15 +29,17 @@ pub struct Options {
     /// Power iteration ends when the norm changes by at most this much of
     /// itself (`--tol`; default 1e-10).
     pub tol: f64,
-    /// Threads per rank or block (`--threads`; default 1024: the dcuda
-    /// program's fastest of 256, 512 and 1024 on an H100, and within 2% of
-    /// the baseline's fastest).
+    /// Threads per rank or block (`--threads`; default 512: with 128
+    /// registers, the dcuda program's fastest on an H100 over both matrices
+    /// and sizes).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once.
     pub units: Option<u32>,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`; default 64: one rank of 1024 threads an SM).
+    /// (`--max-registers`; default 128). At 64 a small Poisson product
+    /// took 37 µs instead of 9 on an H100, whatever the threads: the
+    /// runtime's calls spill.
     pub max_registers: u32,
     /// The baseline overlaps the exchange with the interior rows
     /// (`--overlap`).
@@ -67,9 +69,9 @@ impl Options {
             iters: 100,
             power: false,
             tol: 1e-10,
-            threads: 1024,
+            threads: 512,
             units: None,
-            max_registers: 64,
+            max_registers: 128,
             overlap: false,
             csv: false,
             check: false,

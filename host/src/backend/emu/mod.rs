@@ -214,8 +214,11 @@ impl LoadedModule for EmuDevice {
         Ok(self.max_coresident_blocks(threads))
     }
 
-    fn max_ranks(&self, _kernel: &str, _threads: u32) -> Result<u32> {
-        Ok(self.max_coresident_ranks())
+    fn max_ranks(&self, _kernel: &str, threads: u32) -> Result<u32> {
+        // Each thread of a rank is a coroutine with a mapped stack and a
+        // guard page: two memory maps, of Linux's default 65530 a process.
+        const LANES: u32 = 16384;
+        Ok(self.max_coresident_ranks().min(LANES / threads.max(1)))
     }
 
     /// Raw kernels: one OS thread per GPU thread. Rank kernels: one OS
