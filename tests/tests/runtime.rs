@@ -275,6 +275,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: send: tag 300 is reserved for the library's own traffic (256..640); user tags are 0..256",
         "rank 1: recv: the message from rank 1 with tag 5 has 8 bytes, but the receive buffer only 4: pass a buffer at least as long (probe tells a message's length)",
         "rank 1: probe: source rank 9 is out of range: the communicator has 4 ranks",
+        "rank 1: abort: the rank kernel aborted the run with code 7 (values 5000, 4096, 1)",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {

@@ -89,6 +89,22 @@ impl Job {
         sends: &[(i32, &[T])],
         recvs: &mut [(i32, &mut [T])],
     ) -> Res<()> {
+        let sends: Vec<(i32, i32, &[T])> = sends.iter().map(|&(to, d)| (to, 1, d)).collect();
+        let mut recvs: Vec<(i32, i32, &mut [T])> = recvs
+            .iter_mut()
+            .map(|(from, b)| (*from, 1, &mut **b))
+            .collect();
+        self.exchange_tagged(&sends, &mut recvs)
+    }
+
+    /// [`exchange`](Self::exchange) with a tag per message, `(peer, tag,
+    /// data)`: several messages between one pair of processes, told apart
+    /// by their tags. A receive buffer may be longer than its message.
+    pub fn exchange_tagged<T: DeviceCopy>(
+        &self,
+        sends: &[(i32, i32, &[T])],
+        recvs: &mut [(i32, i32, &mut [T])],
+    ) -> Res<()> {
         let bytes = |n: usize| -> Res<i32> {
             i32::try_from(n * size_of::<T>())
                 .map_err(|_| format!("MPI_Isend: {n} elements exceed an MPI count").into())
@@ -99,7 +115,7 @@ impl Job {
         // SAFETY: a constant of the MPI library.
         let null = unsafe { mpi_sys::RSMPI_REQUEST_NULL };
         let mut requests = vec![null; sends.len() + recvs.len()];
-        for ((to, data), request) in sends.iter().zip(&mut requests) {
+        for ((to, tag, data), request) in sends.iter().zip(&mut requests) {
             // SAFETY: MPI is initialised; `data` outlives the wait below.
             let code = unsafe {
                 mpi_sys::MPI_Isend(
@@ -107,14 +123,14 @@ impl Job {
                     bytes(data.len())?,
                     mpi_sys::RSMPI_UINT8_T,
                     *to,
-                    1,
+                    *tag,
                     mpi_sys::RSMPI_COMM_WORLD,
                     request,
                 )
             };
             mpi_check("MPI_Isend", code)?;
         }
-        for ((from, buffer), request) in recvs.iter_mut().zip(&mut requests[sends.len()..]) {
+        for ((from, tag, buffer), request) in recvs.iter_mut().zip(&mut requests[sends.len()..]) {
             // SAFETY: as above; `buffer` outlives the wait below.
             let code = unsafe {
                 mpi_sys::MPI_Irecv(
@@ -122,7 +138,7 @@ impl Job {
                     bytes(buffer.len())?,
                     mpi_sys::RSMPI_UINT8_T,
                     *from,
-                    1,
+                    *tag,
                     mpi_sys::RSMPI_COMM_WORLD,
                     request,
                 )

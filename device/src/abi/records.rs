@@ -176,6 +176,7 @@ codes! {
         Iprobe = 31 => "iprobe",
         CommSplitType = 32 => "comm_split_type",
         TraceEnd = 33 => "trace_end",
+        Abort = 34 => "abort",
     }
 }
 
@@ -206,5 +207,6 @@ codes! {
         MessageTruncated = 20 => "message longer than the receive buffer",
         MessagePartial = 21 => "message not a whole number of elements",
         TraceUnbalanced = 22 => "trace_end without an open phase",
+        Aborted = 23 => "aborted by the rank kernel",
     }
 }

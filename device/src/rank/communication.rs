@@ -3,7 +3,7 @@
 //! Each is block-collective and delegates to the runtime.
 
 use super::Rank;
-use crate::abi::{Call, LogArg, Op};
+use crate::abi::{Call, Fault, LogArg, Op};
 use crate::arch;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::{Comm, Match, Window};
@@ -340,5 +340,25 @@ impl Rank {
             ],
         );
         self.rt.log(&mut self.block, format, args)
+    }
+
+    /// Ends the whole run with an error, as `MPI_Abort` does: the host
+    /// reports `code` and `values` as this rank's error (the host's
+    /// `dcuda::Error::RankCall` with call `abort`: "the rank kernel aborted the run with code 1 (values 5000,
+    /// 4096, 0)"), every other rank, on every process, is released from
+    /// whatever it waits for, and the run returns that error. The place for
+    /// a check that the kernel cannot recover from, such as a buffer too
+    /// small for what arrived. Only a run's first error is reported.
+    #[inline(always)]
+    #[track_caller]
+    pub fn abort(&mut self, code: u32, values: [u64; 3]) -> ! {
+        arch::block::enter_call("abort", [("code", code as u64)]);
+        let [a, b, c] = values;
+        self.rt.fail(
+            &mut self.block,
+            Call::Abort,
+            Fault::Aborted,
+            [code as u64, a, b, c],
+        )
     }
 }

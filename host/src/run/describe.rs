@@ -80,6 +80,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         ),
         Some(Fault::ColorReserved) => format!("color {a} is reserved: colors are 0..{a}; pass None to join no communicator"),
         Some(Fault::MessageTruncated) => format!("the message from rank {c} with tag {d} has {a} bytes, but the receive buffer only {b}: pass a buffer at least as long (probe tells a message's length)"),
+        Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),
         Some(Fault::TraceUnbalanced) => "trace_end without an open phase: every trace_end closes the phase of an earlier trace_begin".to_string(),
         Some(Fault::MessagePartial) => format!("the message from rank {c} with tag {d} has {a} bytes, not a whole number of the receive buffer's {b}-byte elements: sender and receiver must use the same element type"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),

@@ -21,7 +21,7 @@ shared_array!(static STAGE: [u32; 4]);
 /// communicator's size, case 19 gathers to a root that does not exist,
 /// case 20 sends with a reserved tag, case 21 receives a message of two
 /// elements into a buffer of one, case 22 probes a source that does not
-/// exist.
+/// exist, case 23 aborts the run with a code of its own (`Rank::abort`).
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -89,6 +89,7 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             22 => {
                 let _ = rank.probe(world, Source::Rank(world.size() + 5), None);
             }
+            23 => rank.abort(7, [5000, 4096, me as u64]),
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }

@@ -321,6 +321,7 @@ impl Run<'_> {
         self.abort(process, 0, "put", "out of range")?;
         self.abort(process, 8, "win_create", "matched windows")?;
         self.abort(process, 12, "win_create", "not built yet")?;
+        self.abort(process, 23, "abort", "aborted the run with code 7")?;
         // Shared memory as a source: the direct route copies it on the
         // device; only the host route rejects it.
         let direct = self.rt.backend() == dcuda::Backend::Gpu
