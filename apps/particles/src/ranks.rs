@@ -94,6 +94,7 @@ fn send(
     }
 }
 
+// ANCHOR: forces
 /// The forces at the particles' current places: the halo out, the own
 /// forces while it travels, the halo's forces once it is in, and the kick
 /// by `half`; returns the slab's total energy.
@@ -140,6 +141,7 @@ fn forces(
     });
     own + rest
 }
+// ANCHOR_END: forces
 
 // ANCHOR: particles
 #[rank]
@@ -166,10 +168,12 @@ pub fn particles(rank: &mut Rank, args: &ParticleArgs) {
                 rank.threads(|t| unsafe { kick(d, s, at, n, half, (t.index(), threads)) });
                 rank.threads(|t| unsafe { sort_out(d, s, at, n, (t.index(), threads)) });
             });
+            // ANCHOR: abort
             let (kept, stray) = counters(rank, s, (KEPT, STRAY));
             if stray > 0 {
                 rank.abort(abort_codes::STRAY, [stray as u64, step as u64, me as u64]);
             }
+            // ANCHOR_END: abort
             let outs = [
                 (MOVED_LEFT, left, MOVED_RIGHT),
                 (MOVED_RIGHT, right, MOVED_LEFT),

@@ -7,7 +7,7 @@
 use app_support::{Job, Res};
 use dcuda::{RunConfig, Runtime};
 use particles_kernels::host::{
-    self, check, domain, explain_error, reference, start, Arrays, Options, Outcome,
+    self, check, domain, explain_error, max_slabs, reference, start, Arrays, Options, Outcome,
 };
 use particles_kernels::{ParticleArgs, PARTICLES};
 
@@ -20,7 +20,10 @@ fn run() -> Res<()> {
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("particles_kernels"), &o.load_options())?;
     let fit = app_support::ranks_that_fit(&module, &PARTICLES, o.threads, o.max_registers)?;
-    let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit));
+    // By default as many ranks as fit, but no slab narrower than the cutoff.
+    let procs = Job::of(&rt).procs as u32;
+    let ranks = o.units.unwrap_or(fit.min((max_slabs(&o) / procs).max(1)));
+    let config = RunConfig::new(o.threads).ranks(ranks);
     let info = module.rank_info(&PARTICLES, &config)?;
     let d = domain(&o, info.rank_count)?;
     let all = start(&o, &d);

@@ -15,7 +15,7 @@ use particles_kernels::compute::{
     Domain, COUNTERS, HALO_LEFT, HALO_RIGHT, KEPT, MOVED_LEFT, MOVED_RIGHT, REC, REGIONS,
 };
 use particles_kernels::host::{
-    self, check, domain, explain, reference, start, Arrays, Options, Outcome,
+    self, check, domain, explain, max_slabs, reference, start, Arrays, Options, Outcome,
 };
 use particles_kernels::{
     Phase, CLOCK_STAMP, HALO_FORCES_BLOCKS, MOVE_IN, MOVE_OUT, OWN_FORCES_BLOCKS,
@@ -143,7 +143,9 @@ fn run() -> Res<()> {
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => app_support::blocks_that_fit(&module, &HALO_FORCES_BLOCKS, o.threads)?,
+        // As many as fit, but no slab narrower than the cutoff.
+        None => app_support::blocks_that_fit(&module, &HALO_FORCES_BLOCKS, o.threads)?
+            .min((max_slabs(&o) / job.procs as u32).max(1)),
     };
     let d = domain(&o, blocks * job.procs as u32)?;
     let all = start(&o, &d);

@@ -6,7 +6,7 @@ mod reference;
 mod setup;
 
 pub use reference::{check, reference, Result, DRIFT};
-pub use setup::{domain, slab_of, start, Arrays, Particle};
+pub use setup::{domain, max_slabs, slab_of, start, Arrays, Particle};
 
 use app_support::args::{check_max_registers, check_threads, csv_record, Args};
 use std::format;

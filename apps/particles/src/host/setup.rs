@@ -48,6 +48,13 @@ pub fn domain(o: &Options, slabs: u32) -> Result<Domain, String> {
     })
 }
 
+/// The most slabs the box has room for: each at least a cutoff (1) wide.
+/// The programs run at most this many ranks or blocks unless `--ranks`
+/// says otherwise.
+pub fn max_slabs(o: &Options) -> u32 {
+    ((o.size as f64 / o.density).sqrt() as u32).max(1)
+}
+
 /// A number in [0, 1) from `seed` (splitmix64).
 fn uniform(seed: u64) -> f64 {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
