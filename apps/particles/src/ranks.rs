@@ -47,8 +47,11 @@ pub mod abort_codes {
 /// Reads two of the slab's counters for every thread (thread 0 reads).
 #[inline(always)]
 fn counters(rank: &mut Rank, s: &Slab, (a, b): (usize, usize)) -> (u32, u32) {
-    // SAFETY: the counters live for the run; the barrier of `single` comes
-    // after every thread's updates.
+    // Every thread's updates first: a region ends without a barrier, and
+    // `single` runs at once on thread 0.
+    rank.sync_threads();
+    // SAFETY: the counters live for the run; the barrier above comes after
+    // every thread's updates.
     let both = rank.single(|_| unsafe {
         let c = s.counters.as_ptr();
         (*c.add(a) as u64) << 32 | *c.add(b) as u64
