@@ -33,9 +33,9 @@ fi
 
 csv=$out/particles.csv
 echo "program,backend,processes,units,threads,particles,steps,seconds,drift,check" > "$csv"
-# The dcuda version's threads and register cap, then each baseline at
+# The dcuda version's threads and register cap (SWEEP_SIZES="" skips it), then each baseline at
 # its defaults and in the dcuda version's geometry.
-for size in 1048576 262144 4194304; do
+for size in ${SWEEP_SIZES-1048576 262144 4194304}; do
   for cfg in "--threads 128" "--threads 256" "--threads 512" "--threads 256 --max-registers 64"; do
     # shellcheck disable=SC2086
     measure "sweep particles --size $size $cfg" examples/particles --size $size $cfg --no-check
