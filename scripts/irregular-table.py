@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Medians of the pi and spmv runs in a results directory (pi.csv,
-spmv.csv from scripts/gpu-irregular.sh), and each dcuda median against the
+"""Medians of the pi, spmv and particle runs in a results directory (pi.csv,
+spmv.csv from scripts/gpu-irregular.sh, particles.csv from
+scripts/gpu-particles.sh; those present), and each dcuda median against the
 faster baseline median of the same problem: a Markdown table on stdout."""
+import os
 import collections
 import csv
 import statistics
@@ -10,7 +12,10 @@ import sys
 d = sys.argv[1] if len(sys.argv) > 1 else "."
 runs = collections.defaultdict(list)
 for name, key in (("pi.csv", lambda r: f"pi, {r['intervals']} intervals"),
-                  ("spmv.csv", lambda r: f"{r['matrix']} {r['rows']} rows, {r['mode']}")):
+                  ("spmv.csv", lambda r: f"{r['matrix']} {r['rows']} rows, {r['mode']}"),
+                  ("particles.csv", lambda r: f"{r['particles']} particles, {r['steps']} steps")):
+    if not os.path.exists(f"{d}/{name}"):
+        continue
     for r in csv.DictReader(open(f"{d}/{name}")):
         config = f"{r['units']} x {r['threads']}"
         runs[(key(r), r["program"], config)].append(float(r["seconds"]) * 1e3)
