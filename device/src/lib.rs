@@ -13,6 +13,7 @@
 //! | --- | --- |
 //! | [`arch`] | intrinsics, block primitives, shared-memory backend, emulator context |
 //! | [`block`] | the block handle: regions, per-thread state, block collectives |
+//! | [`datatype`] | which elements a typed transfer moves ([`Datatype`]) |
 //! | [`memory`] | typed device memory ([`DeviceSlice`]) and plain data ([`DeviceCopy`]) |
 //! | [`shared`] | typed block shared memory |
 //! | [`abi`] | the device–host ABI: run context, command ring, records |
@@ -32,6 +33,7 @@
 pub mod abi;
 pub mod arch;
 pub mod block;
+pub mod datatype;
 pub mod kernel;
 pub mod memory;
 pub mod rank;
@@ -42,6 +44,7 @@ pub use arch::{Dim3, Ordering, Scope};
 pub use block::{
     BitAnd, BitOr, BitXor, Max, Min, PerThread, Prod, ReduceOp, Reducible, Sum, Thread,
 };
+pub use datatype::{Datatype, TypeError};
 pub use dcuda_macros::{kernel, rank};
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};

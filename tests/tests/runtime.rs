@@ -276,6 +276,12 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: recv: the message from rank 1 with tag 5 has 8 bytes, but the receive buffer only 4: pass a buffer at least as long (probe tells a message's length)",
         "rank 1: probe: source rank 9 is out of range: the communicator has 4 ranks",
         "rank 1: abort: the rank kernel aborted the run with code 7 (values 5000, 4096, 1)",
+        "rank 1: put_typed: the origin datatype moves 4 elements and the target datatype 3: they must move as many",
+        "rank 1: put_typed: the local datatype reaches element 5, but the local buffer has 4 elements",
+        "rank 1: put_typed: the target datatype names one element twice (a stride shorter than what it repeats): a datatype that is written to must not overlap",
+        "rank 1: put_typed: elements 12..18 are outside the target window of rank 0, which has 16 elements",
+        // 28: only across processes (world_checks).
+        "",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {

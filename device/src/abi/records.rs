@@ -177,6 +177,10 @@ codes! {
         CommSplitType = 32 => "comm_split_type",
         TraceEnd = 33 => "trace_end",
         Abort = 34 => "abort",
+        PutTyped = 35 => "put_typed",
+        PutNotifyTyped = 36 => "put_notify_typed",
+        GetTyped = 37 => "get_typed",
+        GetNotifyTyped = 38 => "get_notify_typed",
     }
 }
 
@@ -208,5 +212,9 @@ codes! {
         MessagePartial = 21 => "message not a whole number of elements",
         TraceUnbalanced = 22 => "trace_end without an open phase",
         Aborted = 23 => "aborted by the rank kernel",
+        TypeMismatch = 24 => "datatypes of different sizes",
+        TypeExtent = 25 => "datatype past its buffer",
+        TypeOverlap = 26 => "datatype writing an element twice",
+        TypedThroughHost = 27 => "typed transfer through the host",
     }
 }

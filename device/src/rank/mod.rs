@@ -24,6 +24,7 @@ mod communication;
 mod messages;
 mod slices;
 mod trace;
+mod typed;
 
 use crate::abi::RankContext;
 use crate::arch;

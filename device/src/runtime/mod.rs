@@ -31,6 +31,7 @@ mod split;
 mod streams;
 mod sync;
 mod trace;
+mod typed;
 mod vectors;
 mod wait;
 mod window;

@@ -257,7 +257,7 @@ impl Runtime {
     /// The notification of a notified access that the rank moved itself:
     /// counted per tag, or logged for matching on a matched window.
     #[inline(always)]
-    fn deliver<T>(&mut self, block: &mut Block, win: &Window<T>, t: &Target, tag: u32) {
+    pub(super) fn deliver<T>(&mut self, block: &mut Block, win: &Window<T>, t: &Target, tag: u32) {
         if win.matched {
             self.log_match(block, t.place.dev, t.me, win.id, tag);
         } else {
@@ -269,6 +269,6 @@ impl Runtime {
 /// The route of a checked access: its window entry's (a peer whose window
 /// memory cannot be mapped is reached through the host).
 #[inline(always)]
-fn route_of(t: &Target) -> crate::abi::Route {
+pub(super) fn route_of(t: &Target) -> crate::abi::Route {
     crate::abi::Route::from_u32(t.entry.route as u32).unwrap_or(crate::abi::Route::Host)
 }

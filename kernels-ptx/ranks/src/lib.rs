@@ -14,3 +14,4 @@ pub mod runtime_checks;
 pub mod stats;
 pub mod stress;
 pub mod traced;
+pub mod typed;

@@ -3,7 +3,7 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, DeviceSlice, Rank, Source};
+use dcuda_device::{rank, shared_array, Datatype, DeviceSlice, Rank, Source};
 
 shared_array!(static STAGE: [u32; 4]);
 
@@ -21,7 +21,11 @@ shared_array!(static STAGE: [u32; 4]);
 /// communicator's size, case 19 gathers to a root that does not exist,
 /// case 20 sends with a reserved tag, case 21 receives a message of two
 /// elements into a buffer of one, case 22 probes a source that does not
-/// exist, case 23 aborts the run with a code of its own (`Rank::abort`).
+/// exist, case 23 aborts the run with a code of its own (`Rank::abort`),
+/// cases 24 to 27 make typed puts whose datatypes move different counts,
+/// reach past the local buffer, name a target element twice, or reach past
+/// the target window, and case 28 makes one to the last world rank (only
+/// across processes through the host).
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -90,6 +94,41 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 let _ = rank.probe(world, Source::Rank(world.size() + 5), None);
             }
             23 => rank.abort(7, [5000, 4096, me as u64]),
+            24 => {
+                let (three, four) = (Datatype::contiguous(3), Datatype::contiguous(4));
+                rank.put_typed(win, 0, (0, three), (src.slice(0..4), four));
+            }
+            25 => {
+                let column = Datatype::vector(2, 1, 5);
+                rank.put_typed(
+                    win,
+                    0,
+                    (0, Datatype::contiguous(2)),
+                    (src.slice(0..4), column),
+                );
+            }
+            26 => {
+                let twice = Datatype::vector(2, 2, 1);
+                rank.put_typed(
+                    win,
+                    0,
+                    (0, twice),
+                    (src.slice(0..4), Datatype::contiguous(4)),
+                );
+            }
+            27 => {
+                let column = Datatype::vector(2, 1, 5);
+                rank.put_typed(
+                    win,
+                    0,
+                    (12, column),
+                    (src.slice(0..2), Datatype::contiguous(2)),
+                );
+            }
+            28 => {
+                let (two, last) = (Datatype::contiguous(2), world.size() - 1);
+                rank.put_typed(win, last, (0, two), (src.slice(0..2), two));
+            }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }

@@ -331,7 +331,9 @@ impl Run<'_> {
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         } else {
-            self.abort(process, 7, "put", "not in global memory")
+            self.abort(process, 7, "put", "not in global memory")?;
+            // Typed transfers through the host are not built yet.
+            self.abort(process, 28, "put_typed", "go through the host")
         }
     }
 }

@@ -1,0 +1,337 @@
+//! Datatypes: which elements of a buffer a transfer moves, as MPI's
+//! derived datatypes say it (`MPI_Type_contiguous`, `_vector`,
+//! `_create_subarray`, and a vector of any of them). A [`Datatype`] is
+//! committed when it is made: a few words, `Copy`, walked by the device
+//! without allocation. Element `e` of the transfer is at
+//! [`offset(e)`](Datatype::offset) of the buffer, in elements.
+//!
+//! The layout is up to three levels of evenly spaced blocks of `block`
+//! contiguous elements: `counts[0]` blocks `strides[0]` apart, repeated
+//! `counts[1]` times `strides[1]` apart, and that `counts[2]` times
+//! `strides[2]` apart, all from element `start`.
+
+/// Why a datatype could not be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeError {
+    /// A subarray's start plus its size passes the array's size in
+    /// dimension `dim`: `start + subsize > size`.
+    SubarrayOutside {
+        /// The dimension (0 is the slowest).
+        dim: u32,
+        /// Its start.
+        start: u32,
+        /// Its subsize.
+        subsize: u32,
+        /// The array's size there.
+        size: u32,
+    },
+    /// A vector of a datatype that already has three levels.
+    TooDeep,
+    /// The datatype reaches past 2⁶³ elements.
+    TooLarge,
+}
+
+impl core::fmt::Display for TypeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            TypeError::SubarrayOutside {
+                dim,
+                start,
+                subsize,
+                size,
+            } => write!(
+                f,
+                "subarray dimension {dim}: start {start} + subsize {subsize} passes the size {size}"
+            ),
+            TypeError::TooDeep => {
+                write!(
+                    f,
+                    "a datatype has at most three levels of blocks: this vector would make four"
+                )
+            }
+            TypeError::TooLarge => write!(f, "the datatype reaches past 2^63 elements"),
+        }
+    }
+}
+
+/// Which elements of a buffer a transfer moves, in order; see the
+/// [module](self).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datatype {
+    block: u32,
+    counts: [u32; 3],
+    strides: [u64; 3],
+    start: u64,
+}
+
+impl Datatype {
+    /// `count` contiguous elements (`MPI_Type_contiguous`).
+    pub const fn contiguous(count: u32) -> Datatype {
+        Datatype {
+            block: count,
+            counts: [1, 1, 1],
+            strides: [0, 0, 0],
+            start: 0,
+        }
+    }
+
+    /// `count` blocks of `block_len` contiguous elements, the starts of
+    /// two blocks `stride` elements apart (`MPI_Type_vector`): a column of
+    /// a row-major matrix is `vector(rows, 1, row_len)`.
+    pub const fn vector(count: u32, block_len: u32, stride: u64) -> Datatype {
+        Datatype {
+            block: block_len,
+            counts: [count, 1, 1],
+            strides: [stride, 0, 0],
+            start: 0,
+        }
+    }
+
+    /// `count` copies of `inner`, each `stride` elements after the last
+    /// (MPI's vector of a derived type); at most three levels in all.
+    pub const fn vector_of(
+        count: u32,
+        stride: u64,
+        inner: Datatype,
+    ) -> Result<Datatype, TypeError> {
+        let mut level = 0;
+        let mut i = 0;
+        while i < 3 {
+            if inner.counts[i] > 1 {
+                level = i + 1;
+            }
+            i += 1;
+        }
+        if level == 3 {
+            return Err(TypeError::TooDeep);
+        }
+        let mut t = inner;
+        t.counts[level] = count;
+        t.strides[level] = stride;
+        t.checked()
+    }
+
+    /// The `subsizes[0] × subsizes[1]` block at `starts` of a row-major
+    /// `sizes[0] × sizes[1]` array (`MPI_Type_create_subarray`, C order).
+    pub const fn subarray_2d(
+        sizes: [u32; 2],
+        subsizes: [u32; 2],
+        starts: [u32; 2],
+    ) -> Result<Datatype, TypeError> {
+        let [r, c] = sizes;
+        let (sub, at) = ([1, subsizes[0], subsizes[1]], [0, starts[0], starts[1]]);
+        Self::subarray([1, r, c], sub, at, 1)
+    }
+
+    /// The `subsizes` block at `starts` of a row-major array of `sizes`,
+    /// the last dimension contiguous (`MPI_Type_create_subarray`, C
+    /// order): a face of a 3D field, or a 3D sub-block.
+    pub const fn subarray_3d(
+        sizes: [u32; 3],
+        subsizes: [u32; 3],
+        starts: [u32; 3],
+    ) -> Result<Datatype, TypeError> {
+        Self::subarray(sizes, subsizes, starts, 0)
+    }
+
+    /// A 3D subarray; the caller's dimensions start at `first` (1 for a 2D
+    /// one, whose slowest dimension is 1).
+    const fn subarray(
+        sizes: [u32; 3],
+        sub: [u32; 3],
+        at: [u32; 3],
+        first: usize,
+    ) -> Result<Datatype, TypeError> {
+        let mut d = first;
+        while d < 3 {
+            if at[d] as u64 + sub[d] as u64 > sizes[d] as u64 {
+                return Err(TypeError::SubarrayOutside {
+                    dim: (d - first) as u32,
+                    start: at[d],
+                    subsize: sub[d],
+                    size: sizes[d],
+                });
+            }
+            d += 1;
+        }
+        let (plane, row) = (sizes[1] as u64 * sizes[2] as u64, sizes[2] as u64);
+        Datatype {
+            block: sub[2],
+            counts: [sub[1], sub[0], 1],
+            strides: [row, plane, 0],
+            start: at[0] as u64 * plane + at[1] as u64 * row + at[2] as u64,
+        }
+        .checked()
+    }
+
+    /// The same elements, `by` elements further into the buffer.
+    pub const fn shifted(self, by: u64) -> Result<Datatype, TypeError> {
+        let mut t = self;
+        t.start = match self.start.checked_add(by) {
+            Some(s) => s,
+            None => return Err(TypeError::TooLarge),
+        };
+        t.checked()
+    }
+
+    const fn checked(self) -> Result<Datatype, TypeError> {
+        match self.reach() {
+            Some(_) => Ok(self),
+            None => Err(TypeError::TooLarge),
+        }
+    }
+
+    /// One past the last element reached, if it fits in 2⁶³.
+    const fn reach(&self) -> Option<u64> {
+        if self.size() == 0 {
+            return Some(0);
+        }
+        let mut last = self.start as u128 + self.block as u128 - 1;
+        let mut i = 0;
+        while i < 3 {
+            last += (self.counts[i] as u128 - 1) * self.strides[i] as u128;
+            i += 1;
+        }
+        if last < (1u128 << 63) {
+            Some(last as u64 + 1)
+        } else {
+            None
+        }
+    }
+
+    /// Elements the datatype moves.
+    #[inline(always)]
+    pub const fn size(&self) -> u64 {
+        self.block as u64 * self.counts[0] as u64 * self.counts[1] as u64 * self.counts[2] as u64
+    }
+
+    /// One past the furthest element it reaches: the buffer length it
+    /// needs (0 when it moves nothing).
+    #[inline(always)]
+    pub const fn extent(&self) -> u64 {
+        match self.reach() {
+            Some(r) => r,
+            None => u64::MAX, // Not made by a constructor; never in bounds.
+        }
+    }
+
+    /// Whether every element is where the last one ended: a plain range.
+    #[inline(always)]
+    pub const fn is_contiguous(&self) -> bool {
+        let mut span = self.block as u64;
+        let mut i = 0;
+        while i < 3 {
+            if self.counts[i] > 1 {
+                if self.strides[i] != span {
+                    return false;
+                }
+                span *= self.counts[i] as u64;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Whether two of its elements are the same element of the buffer
+    /// (a stride shorter than what it repeats): such a datatype may be
+    /// read from, not written to.
+    pub const fn overlaps(&self) -> bool {
+        if self.size() <= 1 {
+            return false;
+        }
+        // Each level's repeats must start past the end of what it repeats.
+        let mut span = self.block as u64;
+        let mut i = 0;
+        while i < 3 {
+            if self.counts[i] > 1 {
+                if self.strides[i] < span {
+                    return true;
+                }
+                span = self.strides[i] * (self.counts[i] as u64 - 1) + span;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Where element `e` (below [`size`](Self::size)) of the transfer lies
+    /// in the buffer, in elements.
+    #[inline(always)]
+    pub fn offset(&self, e: u64) -> u64 {
+        let (q, r) = (e / self.block as u64, e % self.block as u64);
+        let (i0, q) = (q % self.counts[0] as u64, q / self.counts[0] as u64);
+        let (i1, i2) = (q % self.counts[1] as u64, q / self.counts[1] as u64);
+        self.start + r + i0 * self.strides[0] + i1 * self.strides[1] + i2 * self.strides[2]
+    }
+
+    /// Its contiguous block length (elements moved from one place).
+    #[inline(always)]
+    pub const fn block_len(&self) -> u32 {
+        self.block
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn offsets(t: &Datatype) -> Vec<u64> {
+        (0..t.size()).map(|e| t.offset(e)).collect()
+    }
+
+    #[test]
+    fn a_column_a_row_and_a_sub_block() {
+        let column = Datatype::vector(3, 1, 5);
+        assert_eq!(offsets(&column), [0, 5, 10]);
+        assert_eq!((column.size(), column.extent()), (3, 11));
+        let row = Datatype::contiguous(4).shifted(10).unwrap();
+        assert_eq!(offsets(&row), [10, 11, 12, 13]);
+        assert!(row.is_contiguous() && !column.is_contiguous());
+        let sub = Datatype::subarray_2d([4, 5], [2, 3], [1, 2]).unwrap();
+        assert_eq!(offsets(&sub), [7, 8, 9, 12, 13, 14]);
+        let cube = Datatype::subarray_3d([3, 3, 3], [2, 2, 2], [1, 1, 1]).unwrap();
+        assert_eq!(offsets(&cube), [13, 14, 16, 17, 22, 23, 25, 26]);
+        let nested = Datatype::vector_of(2, 100, column).unwrap();
+        assert_eq!(offsets(&nested), [0, 5, 10, 100, 105, 110]);
+        assert_eq!(Datatype::contiguous(0).extent(), 0);
+    }
+
+    #[test]
+    fn bad_shapes_are_refused() {
+        let e = Datatype::subarray_2d([4, 5], [2, 3], [3, 2]).unwrap_err();
+        assert_eq!(
+            e,
+            TypeError::SubarrayOutside {
+                dim: 0,
+                start: 3,
+                subsize: 2,
+                size: 4
+            }
+        );
+        assert_eq!(
+            std::format!("{e}"),
+            "subarray dimension 0: start 3 + subsize 2 passes the size 4"
+        );
+        let cube = Datatype::subarray_3d([4, 4, 4], [2, 2, 2], [0, 0, 0]).unwrap();
+        let four_cubes = Datatype::vector_of(2, 64, cube).unwrap();
+        assert_eq!(four_cubes.size(), 16);
+        assert_eq!(
+            Datatype::vector_of(2, 1000, four_cubes).unwrap_err(),
+            TypeError::TooDeep
+        );
+        assert_eq!(
+            Datatype::vector(3, 1, u64::MAX / 2).extent(),
+            u64::MAX,
+            "not made by a checked constructor"
+        );
+        assert_eq!(
+            Datatype::vector_of(3, u64::MAX / 2, Datatype::contiguous(1)).unwrap_err(),
+            TypeError::TooLarge
+        );
+        assert!(Datatype::vector(3, 2, 1).overlaps());
+        assert!(!Datatype::vector(3, 2, 2).overlaps());
+    }
+}

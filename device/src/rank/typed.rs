@@ -1,0 +1,136 @@
+//! Typed transfers of [`Rank`]: notified access with a [`Datatype`] on
+//! each side, so that a column, a sub-block or a strided set of elements
+//! moves in one call. Each is block-collective and delegates to the
+//! runtime.
+
+use super::Rank;
+use crate::abi::Call;
+use crate::arch;
+use crate::datatype::Datatype;
+use crate::memory::{DeviceCopy, DeviceSlice};
+use crate::runtime::Window;
+
+impl Rank {
+    /// Writes the elements of `src` that `src_type` names to the elements
+    /// of rank `target`'s part of `win` that `target_type` names, counted
+    /// from element `offset`: element `e` of one datatype to element `e`
+    /// of the other, so a column may go into a row. Both datatypes must
+    /// move as many elements; `src_type` must lie within `src`, and
+    /// `target_type` within the window, and must not name an element twice.
+    /// On this GPU and to GPUs it maps, every thread of the rank moves
+    /// elements straight from source to destination; a target in another
+    /// process reached through the host is refused (not built yet).
+    #[inline(always)]
+    #[track_caller]
+    pub fn put_typed<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        (offset, target_type): (usize, Datatype),
+        (src, src_type): (DeviceSlice<T>, Datatype),
+    ) {
+        self.enter_typed("put_typed", win.id(), (target, offset), src, src_type);
+        let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
+        self.traced(Call::PutTyped, (target, bytes), |r| {
+            let remote = (target, offset, target_type);
+            r.rt.put_typed(&mut r.block, win, remote, (src, src_type), None)
+        })
+    }
+
+    /// [`put_typed`](Self::put_typed), then notification `tag` to the
+    /// target once the data is there.
+    #[inline(always)]
+    #[track_caller]
+    pub fn put_notify_typed<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        (offset, target_type): (usize, Datatype),
+        (src, src_type): (DeviceSlice<T>, Datatype),
+        tag: u32,
+    ) {
+        self.enter_typed(
+            "put_notify_typed",
+            win.id(),
+            (target, offset),
+            src,
+            src_type,
+        );
+        let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
+        self.traced(Call::PutNotifyTyped, (target, bytes), |r| {
+            let remote = (target, offset, target_type);
+            r.rt.put_typed(&mut r.block, win, remote, (src, src_type), Some(tag))
+        })
+    }
+
+    /// Reads the elements of rank `target`'s part of `win` that
+    /// `target_type` names (counted from element `offset`) into the
+    /// elements of `dst` that `dst_type` names; the data is there, for
+    /// every thread, on return. The checks of
+    /// [`put_typed`](Self::put_typed), with `dst_type` the one written.
+    #[inline(always)]
+    #[track_caller]
+    pub fn get_typed<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        (offset, target_type): (usize, Datatype),
+        (dst, dst_type): (DeviceSlice<T>, Datatype),
+    ) {
+        self.enter_typed("get_typed", win.id(), (target, offset), dst, dst_type);
+        let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
+        self.traced(Call::GetTyped, (target, bytes), |r| {
+            let remote = (target, offset, target_type);
+            r.rt.get_typed(&mut r.block, win, remote, (dst, dst_type), None)
+        })
+    }
+
+    /// [`get_typed`](Self::get_typed), then notification `tag` to the
+    /// target.
+    #[inline(always)]
+    #[track_caller]
+    pub fn get_notify_typed<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        target: u32,
+        (offset, target_type): (usize, Datatype),
+        (dst, dst_type): (DeviceSlice<T>, Datatype),
+        tag: u32,
+    ) {
+        self.enter_typed(
+            "get_notify_typed",
+            win.id(),
+            (target, offset),
+            dst,
+            dst_type,
+        );
+        let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
+        self.traced(Call::GetNotifyTyped, (target, bytes), |r| {
+            let remote = (target, offset, target_type);
+            r.rt.get_typed(&mut r.block, win, remote, (dst, dst_type), Some(tag))
+        })
+    }
+
+    /// The emulator's check that every thread passes the same arguments.
+    #[inline(always)]
+    #[track_caller]
+    fn enter_typed<T: DeviceCopy>(
+        &self,
+        name: &'static str,
+        window: u32,
+        (target, offset): (u32, usize),
+        local: DeviceSlice<T>,
+        local_type: Datatype,
+    ) {
+        arch::block::enter_call(
+            name,
+            [
+                ("window", window as u64),
+                ("target", target as u64),
+                ("offset", offset as u64),
+                ("buffer", local.as_mut_ptr() as u64),
+                ("elements", local_type.size()),
+            ],
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Typed transfers: `put`, `put_notify`, `get` and `get_notify` whose
+//! local side, target side or both are [`Datatype`]s. On this device and
+//! to mapped GPUs every thread of the rank moves elements straight from
+//! source to destination, element `e` of one datatype to element `e` of
+//! the other; the host route (other processes) is refused until it packs.
+
+use super::notify::direct_scope;
+use super::rma::route_of;
+use super::window::{Target, Window};
+use super::Runtime;
+use crate::abi::{Call, Fault};
+use crate::block::Block;
+use crate::datatype::Datatype;
+use crate::memory::{DeviceCopy, DeviceSlice};
+
+/// Which way a typed transfer moves data.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Put,
+    Get,
+}
+
+impl Runtime {
+    /// Checks a typed access and moves its data with every thread; returns
+    /// the target for the notification.
+    #[inline(always)]
+    fn typed_transfer<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        call: Call,
+        win: &Window<T>,
+        (target, offset, remote): (u32, usize, Datatype),
+        (local, mine): (DeviceSlice<T>, Datatype),
+    ) -> Target {
+        let way = match call {
+            Call::GetTyped | Call::GetNotifyTyped => Way::Get,
+            _ => Way::Put,
+        };
+        if mine.size() != remote.size() {
+            self.fail(
+                block,
+                call,
+                Fault::TypeMismatch,
+                [mine.size(), remote.size(), 0, 0],
+            );
+        }
+        if mine.extent() > local.len() as u64 {
+            let last = mine.extent().saturating_sub(1);
+            self.fail(
+                block,
+                call,
+                Fault::TypeExtent,
+                [last, local.len() as u64, 0, 0],
+            );
+        }
+        let written = if way == Way::Put { remote } else { mine };
+        if written.overlaps() {
+            let side = (way == Way::Get) as u64;
+            self.fail(block, call, Fault::TypeOverlap, [side, 0, 0, 0]);
+        }
+        // The target's checks name the elements past its window.
+        let reach = remote.extent().min(usize::MAX as u64) as usize;
+        let t = self.target(block, call, win, target, offset, reach);
+        if direct_scope(route_of(&t)).is_none() {
+            self.fail(
+                block,
+                call,
+                Fault::TypedThroughHost,
+                [target as u64, 0, 0, 0],
+            );
+        }
+        let there = (t.entry.base as *mut T).wrapping_add(offset);
+        let here = local.as_mut_ptr();
+        // Every thread's writes to the source (or reads of the
+        // destination) are done before any thread copies.
+        block.sync();
+        let threads = block.threads() as u64;
+        block.each_thread(|th| {
+            let mut e = th.index() as u64;
+            while e < mine.size() {
+                let (l, r) = (mine.offset(e) as usize, remote.offset(e) as usize);
+                // SAFETY: both offsets are below the extents checked
+                // against the buffers above.
+                unsafe {
+                    match way {
+                        Way::Put => there.add(r).write(here.add(l).read()),
+                        Way::Get => here.add(l).write(there.add(r).read()),
+                    }
+                }
+                e += threads;
+            }
+        });
+        t
+    }
+
+    /// Writes the elements of `src` that `src_type` names to those of
+    /// rank `target`'s part of `win` that `target_type` names, from
+    /// element `offset`.
+    #[inline(always)]
+    pub fn put_typed<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        win: Window<T>,
+        remote: (u32, usize, Datatype),
+        local: (DeviceSlice<T>, Datatype),
+        notify: Option<u32>,
+    ) {
+        let call = match notify {
+            Some(tag) => {
+                self.check_user_tag(block, Call::PutNotifyTyped, tag);
+                Call::PutNotifyTyped
+            }
+            None => Call::PutTyped,
+        };
+        let t = self.typed_transfer(block, call, &win, remote, local);
+        if let Some(tag) = notify {
+            self.deliver(block, &win, &t, tag);
+        }
+    }
+
+    /// Reads the elements of rank `target`'s part of `win` that
+    /// `target_type` names (from element `offset`) into those of `dst`
+    /// that `dst_type` names; the data is there, for every thread, on
+    /// return.
+    #[inline(always)]
+    pub fn get_typed<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        win: Window<T>,
+        remote: (u32, usize, Datatype),
+        local: (DeviceSlice<T>, Datatype),
+        notify: Option<u32>,
+    ) {
+        let call = match notify {
+            Some(tag) => {
+                self.check_user_tag(block, Call::GetNotifyTyped, tag);
+                Call::GetNotifyTyped
+            }
+            None => Call::GetTyped,
+        };
+        let t = self.typed_transfer(block, call, &win, remote, local);
+        block.sync();
+        if let Some(tag) = notify {
+            self.deliver(block, &win, &t, tag);
+        }
+    }
+}

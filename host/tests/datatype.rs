@@ -1,0 +1,109 @@
+//! Datatypes against a plain enumeration of the elements MPI's
+//! definitions name (nested loops over blocks, outermost first), for
+//! random shapes: offsets in order, size, extent, overlap and contiguity.
+
+use dcuda::{Datatype, TypeError};
+use proptest::prelude::*;
+
+/// The elements `count` copies of `inner` (element offsets), `stride`
+/// apart: MPI's vector of a type.
+fn repeat(inner: &[u64], count: u32, stride: u64) -> Vec<u64> {
+    (0..count as u64)
+        .flat_map(|i| inner.iter().map(move |o| o + i * stride))
+        .collect()
+}
+
+fn elements(t: &Datatype) -> Vec<u64> {
+    (0..t.size()).map(|e| t.offset(e)).collect()
+}
+
+fn extent_of(v: &[u64]) -> u64 {
+    v.iter().max().map_or(0, |m| m + 1)
+}
+
+proptest! {
+    #[test]
+    fn vectors_of_vectors_name_the_elements_mpi_names(
+        block in 0u32..5,
+        levels in prop::collection::vec((1u32..5, 0u64..40), 1..=3),
+        shift in 0u64..50,
+    ) {
+        let (count, stride) = levels[0];
+        let mut t = Datatype::vector(count, block, stride);
+        let mut want = repeat(&(0..block as u64).collect::<Vec<_>>(), count, stride);
+        for &(count, stride) in &levels[1..] {
+            t = Datatype::vector_of(count, stride, t).unwrap();
+            want = repeat(&want, count, stride);
+        }
+        let t = t.shifted(shift).unwrap();
+        let want: Vec<u64> = want.iter().map(|o| o + shift).collect();
+        prop_assert_eq!(elements(&t), want.clone());
+        prop_assert_eq!(t.size(), want.len() as u64);
+        prop_assert_eq!(t.extent(), extent_of(&want));
+        let mut sorted = want.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        // A datatype that names an element twice says so; one that says
+        // so may still be unique only where a level repeats nothing new.
+        if sorted.len() < want.len() {
+            prop_assert!(t.overlaps());
+        }
+        if !t.overlaps() {
+            prop_assert_eq!(sorted.len(), want.len());
+        }
+        let contiguous = want.iter().enumerate().all(|(i, &o)| o == shift + i as u64);
+        if t.size() > 0 {
+            prop_assert_eq!(t.is_contiguous(), contiguous);
+        }
+    }
+
+    #[test]
+    fn subarrays_name_the_elements_mpi_names(
+        sizes in [1u32..7, 1u32..7, 1u32..7],
+        sub in [0u32..7, 0u32..7, 0u32..7],
+        at in [0u32..7, 0u32..7, 0u32..7],
+    ) {
+        let t = Datatype::subarray_3d(sizes, sub, at);
+        let fits = (0..3).all(|d| at[d] + sub[d] <= sizes[d]);
+        prop_assert_eq!(t.is_ok(), fits);
+        match t {
+            Ok(t) => {
+                let mut want = Vec::new();
+                for i in at[0]..at[0] + sub[0] {
+                    for j in at[1]..at[1] + sub[1] {
+                        for k in at[2]..at[2] + sub[2] {
+                            want.push(((i * sizes[1] + j) * sizes[2] + k) as u64);
+                        }
+                    }
+                }
+                prop_assert_eq!(elements(&t), want.clone());
+                prop_assert!(!t.overlaps());
+                prop_assert_eq!(t.extent(), extent_of(&want));
+                prop_assert!(t.extent() <= (sizes[0] * sizes[1] * sizes[2]) as u64);
+            }
+            Err(TypeError::SubarrayOutside { dim, start, subsize, size }) => {
+                let d = dim as usize;
+                prop_assert_eq!((start, subsize, size), (at[d], sub[d], sizes[d]));
+                prop_assert!(start + subsize > size);
+            }
+            Err(other) => prop_assert!(false, "unexpected {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_2d_subarray_is_its_3d_one_of_depth_one() {
+    let two = Datatype::subarray_2d([6, 9], [3, 4], [2, 5]).unwrap();
+    let three = Datatype::subarray_3d([1, 6, 9], [1, 3, 4], [0, 2, 5]).unwrap();
+    assert_eq!(elements(&two), elements(&three));
+    let e = Datatype::subarray_2d([6, 9], [3, 5], [2, 5]).unwrap_err();
+    assert_eq!(
+        e,
+        TypeError::SubarrayOutside {
+            dim: 1,
+            start: 5,
+            subsize: 5,
+            size: 9
+        }
+    );
+}
