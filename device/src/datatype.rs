@@ -233,24 +233,49 @@ impl Datatype {
         true
     }
 
-    /// Whether two of its elements are the same element of the buffer
-    /// (a stride shorter than what it repeats): such a datatype may be
-    /// read from, not written to.
+    /// Whether two of its elements may be the same element of the buffer:
+    /// such a datatype may be read from, not written to. Exact for the
+    /// usual layouts (blocks, columns, sub-blocks, transposes): with its
+    /// levels sorted by stride, each level's stride must reach past all
+    /// that the levels below it span.
     pub const fn overlaps(&self) -> bool {
         if self.size() <= 1 {
             return false;
         }
-        // Each level's repeats must start past the end of what it repeats.
-        let mut span = self.block as u64;
+        // (stride, count) of the block (stride 1) and each repeating level.
+        let mut levels = [(1u64, self.block as u64), (0, 1), (0, 1), (0, 1)];
+        let mut n = 1;
         let mut i = 0;
         while i < 3 {
             if self.counts[i] > 1 {
-                if self.strides[i] < span {
-                    return true;
-                }
-                span = self.strides[i] * (self.counts[i] as u64 - 1) + span;
+                levels[n] = (self.strides[i], self.counts[i] as u64);
+                n += 1;
             }
             i += 1;
+        }
+        // Insertion sort by stride: at most four levels.
+        let mut k = 1;
+        while k < n {
+            let mut j = k;
+            while j > 0 && levels[j - 1].0 > levels[j].0 {
+                let t = levels[j - 1];
+                levels[j - 1] = levels[j];
+                levels[j] = t;
+                j -= 1;
+            }
+            k += 1;
+        }
+        let mut span = 1u64;
+        let mut l = 0;
+        while l < n {
+            let (stride, count) = levels[l];
+            if count > 1 {
+                if stride < span {
+                    return true;
+                }
+                span += stride * (count - 1);
+            }
+            l += 1;
         }
         false
     }
@@ -259,10 +284,24 @@ impl Datatype {
     /// in the buffer, in elements.
     #[inline(always)]
     pub fn offset(&self, e: u64) -> u64 {
-        let (q, r) = (e / self.block as u64, e % self.block as u64);
-        let (i0, q) = (q % self.counts[0] as u64, q / self.counts[0] as u64);
-        let (i1, i2) = (q % self.counts[1] as u64, q / self.counts[1] as u64);
-        self.start + r + i0 * self.strides[0] + i1 * self.strides[1] + i2 * self.strides[2]
+        let [c0, c1, c2] = self.counts;
+        let [s0, s1, s2] = self.strides;
+        if e > u32::MAX as u64 {
+            let (q, r) = (e / self.block as u64, e % self.block as u64);
+            let (i0, q) = (q % c0 as u64, q / c0 as u64);
+            let (i1, i2) = (q % c1 as u64, q / c1 as u64);
+            return self.start + r + i0 * s0 + i1 * s1 + i2 * s2;
+        }
+        // 32-bit division: a GPU divides 64-bit numbers in software, and
+        // a typed copy computes this for every element.
+        let e = e as u32;
+        let (q, r) = (e / self.block, e % self.block);
+        if c1 == 1 && c2 == 1 {
+            return self.start + r as u64 + q as u64 * s0;
+        }
+        let (i0, q) = (q % c0, q / c0);
+        let (i1, i2) = (q % c1, q / c1);
+        self.start + r as u64 + i0 as u64 * s0 + i1 as u64 * s1 + i2 as u64 * s2
     }
 
     /// Its contiguous block length (elements moved from one place).
@@ -297,6 +336,16 @@ mod tests {
         let nested = Datatype::vector_of(2, 100, column).unwrap();
         assert_eq!(offsets(&nested), [0, 5, 10, 100, 105, 110]);
         assert_eq!(Datatype::contiguous(0).extent(), 0);
+        // Past 2³² elements the offsets are computed in 64 bits.
+        let big = Datatype::vector(1 << 20, 1 << 13, 1 << 14);
+        let e = (1u64 << 32) + 5;
+        assert_eq!(big.offset(e), (e >> 13) * (1 << 14) + (e & 8191));
+        let deep = Datatype::vector_of(1 << 8, 1 << 30, big).unwrap();
+        let e = (1u64 << 33) + 7;
+        assert_eq!(
+            deep.offset(e),
+            (e >> 33) * (1 << 30) + ((e >> 13) % (1 << 20)) * (1 << 14) + (e & 8191)
+        );
     }
 
     #[test]
@@ -333,5 +382,11 @@ mod tests {
         );
         assert!(Datatype::vector(3, 2, 1).overlaps());
         assert!(!Datatype::vector(3, 2, 2).overlaps());
+        // A transpose interleaves its columns without a shared element.
+        let transpose = Datatype::vector_of(4, 1, Datatype::vector(4, 1, 4)).unwrap();
+        assert!(!transpose.overlaps());
+        assert!(Datatype::vector_of(5, 1, Datatype::vector(4, 1, 4))
+            .unwrap()
+            .overlaps());
     }
 }

@@ -278,7 +278,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: abort: the rank kernel aborted the run with code 7 (values 5000, 4096, 1)",
         "rank 1: put_typed: the origin datatype moves 4 elements and the target datatype 3: they must move as many",
         "rank 1: put_typed: the local datatype reaches element 5, but the local buffer has 4 elements",
-        "rank 1: put_typed: the target datatype names one element twice (a stride shorter than what it repeats): a datatype that is written to must not overlap",
+        "rank 1: put_typed: the target datatype may name one element twice (a stride shorter than what the smaller strides span): a datatype that is written to must not overlap",
         "rank 1: put_typed: elements 12..18 are outside the target window of rank 0, which has 16 elements",
         // 28: only across processes (world_checks).
         "",

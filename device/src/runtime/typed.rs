@@ -74,18 +74,42 @@ impl Runtime {
         // Every thread's writes to the source (or reads of the
         // destination) are done before any thread copies.
         block.sync();
-        let threads = block.threads() as u64;
+        let (threads, size, same) = (block.threads() as u64, mine.size(), mine == remote);
+        let (from, to) = match way {
+            Way::Put => (here as *const T, there),
+            Way::Get => (there as *const T, here),
+        };
+        let (from_type, to_type) = match way {
+            Way::Put => (mine, remote),
+            Way::Get => (remote, mine),
+        };
         block.each_thread(|th| {
+            // Four elements a thread in flight: a strided copy is bound by
+            // the loads it has outstanding.
             let mut e = th.index() as u64;
-            while e < mine.size() {
-                let (l, r) = (mine.offset(e) as usize, remote.offset(e) as usize);
-                // SAFETY: both offsets are below the extents checked
-                // against the buffers above.
+            while e + 3 * threads < size {
+                let at = [e, e + threads, e + 2 * threads, e + 3 * threads];
+                let src = at.map(|x| from_type.offset(x) as usize);
+                let dst = if same {
+                    src
+                } else {
+                    at.map(|x| to_type.offset(x) as usize)
+                };
+                // SAFETY: every offset is below the extent checked against
+                // its buffer above.
                 unsafe {
-                    match way {
-                        Way::Put => there.add(r).write(here.add(l).read()),
-                        Way::Get => here.add(l).write(there.add(r).read()),
+                    let v = src.map(|o| from.add(o).read());
+                    for (o, v) in dst.into_iter().zip(v) {
+                        to.add(o).write(v);
                     }
+                }
+                e += 4 * threads;
+            }
+            while e < size {
+                // SAFETY: as above.
+                unsafe {
+                    let v = from.add(from_type.offset(e) as usize).read();
+                    to.add(to_type.offset(e) as usize).write(v);
                 }
                 e += threads;
             }

@@ -82,7 +82,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::MessageTruncated) => format!("the message from rank {c} with tag {d} has {a} bytes, but the receive buffer only {b}: pass a buffer at least as long (probe tells a message's length)"),
         Some(Fault::TypeMismatch) => format!("the origin datatype moves {a} elements and the target datatype {b}: they must move as many"),
         Some(Fault::TypeExtent) => format!("the local datatype reaches element {a}, but the local buffer has {b} elements"),
-        Some(Fault::TypeOverlap) => format!("the {} datatype names one element twice (a stride shorter than what it repeats): a datatype that is written to must not overlap", if a == 0 { "target" } else { "local" }),
+        Some(Fault::TypeOverlap) => format!("the {} datatype may name one element twice (a stride shorter than what the smaller strides span): a datatype that is written to must not overlap", if a == 0 { "target" } else { "local" }),
         Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host (another process without a direct route), which is not built yet: put a contiguous buffer there, or pack it first"),
         Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),
         Some(Fault::TraceUnbalanced) => "trace_end without an open phase: every trace_end closes the phase of an earlier trace_begin".to_string(),

@@ -11,7 +11,7 @@ pub struct TypedArgs {
     /// Per-rank `n × n` matrices, row-major: rank `r`'s element `k` is
     /// `r * 100000 + k`.
     pub data: DeviceSlice<u32>,
-    /// Per-rank results: `2 n²` words, zero but for what arrives.
+    /// Per-rank results: `3 n²` words, zero but for what arrives.
     pub out: DeviceSlice<u32>,
     /// The matrices' side (at least 6).
     pub n: u32,
@@ -29,7 +29,8 @@ fn made(t: Result<Datatype, TypeError>) -> Datatype {
 /// Each rank puts column `me % n` of its matrix into row `me % n` of the
 /// next rank's first result matrix, then gets the 2 × 3 block at (1, 2)
 /// of the previous rank's matrix into the 3 × 2 block at (3, 1) of its
-/// second result matrix (element `e` of one to element `e` of the other).
+/// second result matrix (element `e` of one to element `e` of the other),
+/// and the previous rank's whole matrix, transposed, into its third.
 #[rank]
 pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let world = rank.world();
@@ -37,7 +38,7 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let n = args.n;
     let nn = (n * n) as usize;
     let data = args.data.chunk(dev as usize, nn);
-    let out = args.out.chunk(dev as usize, 2 * nn);
+    let out = args.out.chunk(dev as usize, 3 * nn);
     fill(rank, data, |k| me * 100_000 + k as u32);
     fill(rank, out, |_| 0);
     let (matrices, results) = (rank.win_create(world, data), rank.win_create(world, out));
@@ -51,6 +52,15 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let wide = made(Datatype::subarray_2d([n, n], [2, 3], [1, 2]));
     let tall = made(Datatype::subarray_2d([n, n], [3, 2], [3, 1]));
     rank.get_typed(matrices, left, (0, wide), (out.slice(nn..2 * nn), tall));
+    // Row i of the left matrix into column i: a vector of columns.
+    let transposed = made(Datatype::vector_of(n, 1, Datatype::vector(n, 1, n as u64)));
+    let all = Datatype::contiguous(n * n);
+    rank.get_typed(
+        matrices,
+        left,
+        (0, all),
+        (out.slice(2 * nn..3 * nn), transposed),
+    );
     rank.barrier(world);
     rank.win_free(results);
     rank.win_free(matrices);

@@ -1,0 +1,141 @@
+//! Typed transfers (`put_notify_typed`) against hand-written packing
+//! (the rank's threads pack into staging, `put_notify` of the staging, the
+//! target's threads unpack) and against a contiguous `put_notify` of as
+//! many elements, between world rank 0 and the last world rank of one GPU,
+//! for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
+//! the 64³ block of a 512³ `f32` array. All in one kernel
+//! (`typed_bench`), timed with the device clock per batch; latency is half
+//! a ping-pong round trip (median and p99 over the batches), bandwidth the
+//! shape's bytes over the median.
+//!
+//! bench_typed [--quick] [--out DIR]
+//!
+//! Prints a table and writes `DIR/typed.csv` and `DIR/typed.svg`
+//! (default DIR: `bench-out`). `--quick`: smaller arrays (a 512 × 512
+//! matrix, a 128³ array), for the emulator.
+
+use dcuda::{Module, RunConfig, Runtime};
+use dcuda_bench::options;
+use dcuda_bench::stats::{stats, Stats};
+use dcuda_bench::table::write_plot;
+use dcuda_bench_kernels::{TypedBenchArgs, TYPED_BENCH};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Threads per rank.
+const THREADS: u32 = 256;
+/// The ways, as `TypedBenchArgs::mode` numbers them.
+const WAYS: [&str; 3] = ["typed", "pack+put+unpack", "contiguous"];
+
+/// Half round trips, in µs, of `mode` on `shape` of side `n`.
+fn half_round_trips(
+    rt: &Runtime,
+    module: &Module,
+    (shape, n): (u32, u32),
+    mode: u32,
+    (batches, iters): (u32, u32),
+) -> Result<Stats> {
+    let (array_len, elems) = if shape == 0 {
+        ((n * n) as usize, n as usize)
+    } else {
+        ((n as usize).pow(3), 64usize.pow(3))
+    };
+    let ranks = 2usize;
+    let array = rt.upload(&vec![1.5f32; array_len * ranks])?;
+    let staging = rt.alloc::<f32>(elems * ranks)?;
+    let out = rt.alloc::<u64>(batches as usize)?;
+    let args = TypedBenchArgs {
+        mode,
+        shape,
+        n,
+        batches,
+        iters,
+        array: array.slice(),
+        staging: staging.slice(),
+        out: out.slice(),
+    };
+    let config = RunConfig::new(THREADS).ranks(ranks as u32);
+    // SAFETY: an array and a staging per rank, sized for the shape; one
+    // output per batch.
+    unsafe { module.run(&TYPED_BENCH, &config, &args)? };
+    let ns = out.download()?;
+    Ok(stats(
+        ns.iter().map(|&t| t as f64 / iters as f64 / 2.0).collect(),
+    ))
+}
+
+fn main() -> Result<()> {
+    dcuda::log::init();
+    let o = options::Options::parse("bench_typed")?.no_sections("bench_typed")?;
+    let rt = Runtime::new()?;
+    let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
+    let (batches, iters) = if o.quick { (3, 2) } else { (20, 20) };
+    let shapes: [(u32, u32, &str); 2] = if o.quick {
+        [
+            (0, 512, "column of 512x512 f32"),
+            (1, 128, "64^3 block of 128^3 f32"),
+        ]
+    } else {
+        [
+            (0, 4096, "column of 4096x4096 f32"),
+            (1, 512, "64^3 block of 512^3 f32"),
+        ]
+    };
+    println!(
+        "dcuda bench_typed on {} ({:?}), one GPU, {THREADS} threads per rank, {batches} batches",
+        rt.device_info().name,
+        rt.backend()
+    );
+    println!(
+        "{:<26} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
+        "shape", "bytes", "way", "median us", "p99 us", "GB/s", "/ pack"
+    );
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record([
+        "shape",
+        "bytes",
+        "way",
+        "median_us",
+        "p99_us",
+        "gbs",
+        "pack_over_way",
+    ])?;
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> =
+        WAYS.iter().map(|w| (w.to_string(), Vec::new())).collect();
+    for (shape, n, name) in shapes {
+        let bytes = 4 * if shape == 0 { n as u64 } else { 64u64.pow(3) };
+        let results: Vec<Stats> = (0..3)
+            .map(|mode| half_round_trips(&rt, &module, (shape, n), mode, (batches, iters)))
+            .collect::<Result<_>>()?;
+        let pack = results[1].median;
+        for (mode, s) in results.iter().enumerate() {
+            let gbs = bytes as f64 / (s.median * 1e3);
+            let speedup = pack / s.median;
+            println!(
+                "{name:<26} {bytes:>8} {:>17} {:>10.3} {:>10.3} {gbs:>10.3} {speedup:>8.2}",
+                WAYS[mode], s.median, s.p99
+            );
+            csv.write_record([
+                name.to_string(),
+                bytes.to_string(),
+                WAYS[mode].to_string(),
+                format!("{:.4}", s.median),
+                format!("{:.4}", s.p99),
+                format!("{gbs:.4}"),
+                format!("{speedup:.3}"),
+            ])?;
+            curves[mode].1.push((bytes as f64, gbs));
+        }
+    }
+    std::fs::create_dir_all(&o.out_dir)?;
+    std::fs::write(o.out_dir.join("typed.csv"), csv.into_inner()?)?;
+    let title = "Typed put vs packing, one GPU (median)";
+    write_plot(
+        &o.out_dir.join("typed.svg"),
+        (title, "bytes", "GB/s"),
+        true,
+        &curves,
+    )?;
+    println!("wrote {}/typed.csv, typed.svg", o.out_dir.display());
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! Typed transfers against hand-written packing (`bench_typed`): a column
+//! of a matrix and a sub-block of a 3D array, put between two ranks in a
+//! ping-pong, three ways.
+
+use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Window};
+
+/// Arguments of [`typed_bench`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct TypedBenchArgs {
+    /// 0: `put_notify_typed` with the shape's datatype on both sides; 1:
+    /// the rank's threads pack it into staging, `put_notify` of the
+    /// staging, the target's threads unpack it; 2: `put_notify` of as many
+    /// contiguous elements (the reference).
+    pub mode: u32,
+    /// 0: column 1 of an `n × n` matrix; 1: the 64³ block at (64, 64, 64)
+    /// of an `n³` array.
+    pub shape: u32,
+    /// The array's side.
+    pub n: u32,
+    /// Timed batches (after one warm-up batch).
+    pub batches: u32,
+    /// Round trips per batch.
+    pub iters: u32,
+    /// Per device rank: the array.
+    pub array: DeviceSlice<f32>,
+    /// Per device rank: the moved elements, contiguous.
+    pub staging: DeviceSlice<f32>,
+    /// World rank 0 writes each batch's nanoseconds here.
+    pub out: DeviceSlice<u64>,
+}
+
+const DATA: u32 = 3;
+
+/// The shape as a datatype.
+fn datatype(shape: u32, n: u32) -> Datatype {
+    let t = if shape == 0 {
+        Datatype::vector(n, 1, n as u64).shifted(1)
+    } else {
+        Datatype::subarray_3d([n; 3], [64; 3], [64; 3])
+    };
+    match t {
+        Ok(t) => t,
+        Err(_) => panic!("the bench's shapes fit"),
+    }
+}
+
+/// Where element `e` of the shape lies in the array: the hand-written
+/// index of a pack kernel that knows its shape.
+#[inline(always)]
+fn index(shape: u32, n: usize, e: usize) -> usize {
+    if shape == 0 {
+        e * n + 1
+    } else {
+        let (x, y, z) = (e & 63, (e >> 6) & 63, e >> 12);
+        ((64 + z) * n + 64 + y) * n + 64 + x
+    }
+}
+
+/// Copies between the array and the staging, every thread a share, four
+/// elements in flight a thread (as the typed copy has): `pack` into the
+/// staging, else out of it.
+fn copy(
+    rank: &mut Rank,
+    args: &TypedBenchArgs,
+    (array, staging): (DeviceSlice<f32>, DeviceSlice<f32>),
+    pack: bool,
+) {
+    let (threads, n, shape) = (
+        rank.threads_per_rank() as usize,
+        args.n as usize,
+        args.shape,
+    );
+    let len = staging.len();
+    rank.threads(|t| {
+        let (a, s) = (array.as_mut_ptr(), staging.as_mut_ptr());
+        // SAFETY: every index is inside the array (the host sized it for
+        // the shape) and every `e` inside the staging; each element is
+        // one thread's.
+        let (from, to, into_array) = if pack {
+            (a as *const f32, s, false)
+        } else {
+            (s as *const f32, a, true)
+        };
+        let place = |e: usize| {
+            if into_array {
+                (e, index(shape, n, e))
+            } else {
+                (index(shape, n, e), e)
+            }
+        };
+        let mut e = t.index() as usize;
+        while e + 3 * threads < len {
+            let at = [e, e + threads, e + 2 * threads, e + 3 * threads].map(place);
+            unsafe {
+                let v = at.map(|(f, _)| from.add(f).read());
+                for ((_, d), v) in at.into_iter().zip(v) {
+                    to.add(d).write(v);
+                }
+            }
+            e += 4 * threads;
+        }
+        while e < len {
+            let (f, d) = place(e);
+            unsafe { to.add(d).write(from.add(f).read()) };
+            e += threads;
+        }
+    });
+}
+
+/// Sends the shape to world rank `peer` in `args.mode`'s way.
+fn transfer(
+    rank: &mut Rank,
+    args: &TypedBenchArgs,
+    wins: (Window<f32>, Window<f32>),
+    peer: u32,
+    local: (DeviceSlice<f32>, DeviceSlice<f32>),
+) {
+    let t = datatype(args.shape, args.n);
+    match args.mode {
+        0 => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
+        1 => {
+            copy(rank, args, local, true);
+            rank.put_notify(wins.1, peer, 0, local.1, DATA);
+        }
+        _ => rank.put_notify(wins.1, peer, 0, local.1, DATA),
+    }
+}
+
+/// Waits for the shape from the peer (and unpacks it in mode 1).
+fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, DeviceSlice<f32>)) {
+    rank.wait_notifications(DATA, 1);
+    if args.mode == 1 {
+        copy(rank, args, local, false);
+    }
+}
+
+/// World rank 0 and the last world rank exchange the shape `iters` times
+/// a batch; every other rank waits in the final barrier.
+#[rank]
+pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
+    let world = rank.world();
+    let (me, last, dev) = (
+        world.rank(),
+        world.size() - 1,
+        rank.device().rank() as usize,
+    );
+    let elems = datatype(args.shape, args.n).size() as usize;
+    let array = args
+        .array
+        .chunk(dev, args.array.len() / rank.device().size() as usize);
+    let staging = args.staging.chunk(dev, elems);
+    let wins = (
+        rank.win_create(world, array),
+        rank.win_create(world, staging),
+    );
+    if last > 0 && (me == 0 || me == last) {
+        let peer = last - me;
+        for b in 0..=args.batches {
+            let t0 = rank.timestamp();
+            for _ in 0..args.iters {
+                if me == 0 {
+                    transfer(rank, args, wins, peer, (array, staging));
+                    arrive(rank, args, (array, staging));
+                } else {
+                    arrive(rank, args, (array, staging));
+                    transfer(rank, args, wins, peer, (array, staging));
+                }
+            }
+            let t1 = rank.timestamp();
+            if me == 0 && b > 0 {
+                rank.single(|_| {
+                    // SAFETY: one element per batch, written by one thread.
+                    unsafe { args.out.write(b as usize - 1, t1 - t0) };
+                    0u32
+                });
+            }
+        }
+    }
+    rank.barrier(world);
+    rank.win_free(wins.1);
+    rank.win_free(wins.0);
+}
