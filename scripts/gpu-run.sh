@@ -70,6 +70,12 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_messages ]; then
   sed -n '/^dcuda bench_messages/,/^wrote/p' "$log"
 fi
 
+# Typed transfers against hand-written packing.
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x bench/bench_typed ]; then
+  run "bench_typed" bench/bench_typed --out "${OUT:-/tmp}/bench"
+  sed -n '/^dcuda bench_typed/,/^wrote/p' "$log"
+fi
+
 grep -E '^test .* \.\.\. |test result:|dcuda: GPU backend|correct on|bitwise' "$log" | sort | uniq -c | sort -rn | head -70
 echo
 summary
