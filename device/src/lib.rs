@@ -14,6 +14,7 @@
 //! | [`arch`] | intrinsics, block primitives, shared-memory backend, emulator context |
 //! | [`block`] | the block handle: regions, per-thread state, block collectives |
 //! | [`datatype`] | which elements a typed transfer moves ([`Datatype`]) |
+//! | [`tile`] | a rank's tile of a 2D grid with its halo frame ([`Tile`]) |
 //! | [`memory`] | typed device memory ([`DeviceSlice`]) and plain data ([`DeviceCopy`]) |
 //! | [`shared`] | typed block shared memory |
 //! | [`abi`] | the device–host ABI: run context, command ring, records |
@@ -39,6 +40,7 @@ pub mod memory;
 pub mod rank;
 pub mod runtime;
 pub mod shared;
+pub mod tile;
 
 pub use arch::{Dim3, Ordering, Scope};
 pub use block::{
@@ -49,6 +51,7 @@ pub use dcuda_macros::{kernel, rank};
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};
 pub use runtime::{Comm, CommKind, Match, Source, SplitType, Status, Window};
+pub use tile::{Side, Tile};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.
 #[doc(hidden)]

@@ -9,6 +9,7 @@ use crate::arch;
 use crate::datatype::Datatype;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::Window;
+use crate::tile::{Side, Tile};
 
 impl Rank {
     /// Writes the elements of `src` that `src_type` names to the elements
@@ -109,6 +110,36 @@ impl Rank {
             let remote = (target, offset, target_type);
             r.rt.get_typed(&mut r.block, win, remote, (dst, dst_type), Some(tag))
         })
+    }
+
+    /// Exchanges the halos of a 2D grid split in tiles: each `(rank, tile)`
+    /// of `neighbours` (north, south, west, east; `None` where the grid
+    /// ends) gets this rank's edge on that side in the frame of its own
+    /// tile facing this one, with notification `tag`; then this rank waits
+    /// for as many notifications of `tag`, its neighbours' edges in its
+    /// frame. `local` is this rank's tile `tile`, and `win` holds every
+    /// neighbour's tile (each given with its own shape). Corners are not
+    /// exchanged (a 5-point stencil needs none). As with any put, a
+    /// neighbour must be done reading its frame: alternate two tiles,
+    /// as a Jacobi sweep does, and wait before each step.
+    #[inline(always)]
+    #[track_caller]
+    pub fn halo_exchange_2d<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        (local, tile): (DeviceSlice<T>, Tile),
+        neighbours: [Option<(u32, Tile)>; 4],
+        tag: u32,
+    ) {
+        let mut expected = 0;
+        for (side, n) in Side::ALL.into_iter().zip(neighbours) {
+            if let Some((rank, theirs)) = n {
+                let frame = theirs.frame(side.opposite());
+                self.put_notify_typed(win, rank, (0, frame), (local, tile.edge(side)), tag);
+                expected += 1;
+            }
+        }
+        self.wait_notifications(tag, expected);
     }
 
     /// The emulator's check that every thread passes the same arguments.

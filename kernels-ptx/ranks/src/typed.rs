@@ -2,7 +2,7 @@
 //! a column into a row, and a sub-block into a differently shaped one.
 
 use super::runtime_checks::fill;
-use dcuda_device::{rank, Datatype, DeviceSlice, Rank, TypeError};
+use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Tile, TypeError};
 
 /// Arguments of [`typed_exchange`].
 #[repr(C)]
@@ -66,3 +66,76 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     rank.win_free(matrices);
 }
 // ANCHOR_END: typed
+
+/// Arguments of [`halo_2d`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct HaloArgs {
+    /// Per-rank tile arrays, `stride` words each.
+    pub tiles: DeviceSlice<u32>,
+    /// Words a rank's part of `tiles` takes (at least its tile's length).
+    pub stride: u32,
+    /// The grid's points: rows and columns.
+    pub grid: [u32; 2],
+    /// The ranks' grid: rows and columns of ranks (world rank `i * px + j`
+    /// at row `i`, column `j`).
+    pub ranks: [u32; 2],
+    /// The frame's width.
+    pub halo: u32,
+}
+
+/// Rows `0..n` split in `parts`: part `i`'s count (the first ones one
+/// larger when it does not divide).
+pub fn share(n: u32, parts: u32, i: u32) -> u32 {
+    n / parts + (i < n % parts) as u32
+}
+
+/// Rank `(i, j)`'s tile.
+pub fn tile_of(args: &HaloArgs, (i, j): (u32, u32)) -> Tile {
+    Tile {
+        rows: share(args.grid[0], args.ranks[0], i),
+        cols: share(args.grid[1], args.ranks[1], j),
+        halo: args.halo,
+    }
+}
+
+// ANCHOR: halo
+/// Every rank fills its tile's interior with `rank · 10000 + row · 100 +
+/// column` (interior coordinates) and its frame with zeros, then exchanges
+/// halos with the ranks beside it (not periodic).
+#[rank]
+pub fn halo_2d(rank: &mut Rank, args: &HaloArgs) {
+    let world = rank.world();
+    let me = world.rank();
+    let [py, px] = args.ranks;
+    let (i, j) = (me / px, me % px);
+    let tile = tile_of(args, (i, j));
+    let dev = rank.device().rank() as usize;
+    let local = args
+        .tiles
+        .chunk(dev, args.stride as usize)
+        .slice(0..tile.len());
+    let (pitch, h) = (tile.pitch(), tile.halo);
+    fill(rank, local, |k| {
+        let (r, c) = (k as u32 / pitch, k as u32 % pitch);
+        let inside = (h..h + tile.rows).contains(&r) && (h..h + tile.cols).contains(&c);
+        if inside {
+            me * 10_000 + (r - h) * 100 + (c - h)
+        } else {
+            0
+        }
+    });
+    let win = rank.win_create(world, local);
+    rank.barrier(world);
+    let at = |i: u32, j: u32| Some((i * px + j, tile_of(args, (i, j))));
+    let neighbours = [
+        if i > 0 { at(i - 1, j) } else { None },
+        if i + 1 < py { at(i + 1, j) } else { None },
+        if j > 0 { at(i, j - 1) } else { None },
+        if j + 1 < px { at(i, j + 1) } else { None },
+    ];
+    rank.halo_exchange_2d(win, (local, tile), neighbours, 2);
+    rank.barrier(world);
+    rank.win_free(win);
+}
+// ANCHOR_END: halo
