@@ -304,6 +304,27 @@ impl Datatype {
         self.start + r as u64 + i0 as u64 * s0 + i1 as u64 * s1 + i2 as u64 * s2
     }
 
+    /// The same elements counted in units of `k` elements (a block of
+    /// 64 `f32`s is 16 units of 16 bytes), when every block starts and
+    /// ends on a unit: `None` otherwise.
+    pub const fn in_units_of(&self, k: u32) -> Option<Datatype> {
+        if k == 0 || !self.block.is_multiple_of(k) || !self.start.is_multiple_of(k as u64) {
+            return None;
+        }
+        let mut t = *self;
+        t.block /= k;
+        t.start /= k as u64;
+        let mut i = 0;
+        while i < 3 {
+            if self.counts[i] > 1 && !self.strides[i].is_multiple_of(k as u64) {
+                return None;
+            }
+            t.strides[i] /= k as u64;
+            i += 1;
+        }
+        Some(t)
+    }
+
     /// Its contiguous block length (elements moved from one place).
     #[inline(always)]
     pub const fn block_len(&self) -> u32 {
@@ -336,6 +357,11 @@ mod tests {
         let nested = Datatype::vector_of(2, 100, column).unwrap();
         assert_eq!(offsets(&nested), [0, 5, 10, 100, 105, 110]);
         assert_eq!(Datatype::contiguous(0).extent(), 0);
+        let rows = Datatype::subarray_2d([4, 8], [2, 4], [1, 4]).unwrap();
+        let units = rows.in_units_of(4).unwrap();
+        assert_eq!(offsets(&units), [3, 5]);
+        assert_eq!(rows.in_units_of(3), None);
+        assert_eq!(Datatype::vector(2, 4, 6).in_units_of(4), None);
         // Past 2³² elements the offsets are computed in 64 bits.
         let big = Datatype::vector(1 << 20, 1 << 13, 1 << 14);
         let e = (1u64 << 32) + 5;

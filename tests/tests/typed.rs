@@ -1,5 +1,6 @@
 //! Typed transfers on one GPU (the emulator in CI): a column into a row,
-//! a sub-block into another shape and a matrix transposed, against the elements MPI's
+//! a sub-block into another shape, a matrix transposed, and columns moved
+//! in 16-byte units, against the elements MPI's
 //! definitions name, at several rank counts; the bad calls are in
 //! runtime.rs.
 
@@ -11,7 +12,7 @@ use dcuda_rank_kernels::typed::{TypedArgs, TYPED_EXCHANGE};
 fn expected(me: u32, size: u32, n: u32) -> Vec<u32> {
     let (nn, left) = ((n * n) as usize, (me + size - 1) % size);
     let value = |rank: u32, k: u32| rank * 100_000 + k;
-    let mut out = vec![0u32; 3 * nn];
+    let mut out = vec![0u32; 4 * nn];
     // Row `left % n` of the first matrix: the left rank's column `left % n`.
     let c = left % n;
     for j in 0..n {
@@ -34,6 +35,12 @@ fn expected(me: u32, size: u32, n: u32) -> Vec<u32> {
             out[2 * nn + (j * n + i) as usize] = value(left, i * n + j);
         }
     }
+    // Columns 0..8 of the left rank's matrix into columns 8..16.
+    for i in 0..n {
+        for j in 0..8 {
+            out[3 * nn + (i * n + 8 + j) as usize] = value(left, i * n + j);
+        }
+    }
     out
 }
 
@@ -45,13 +52,13 @@ fn a_column_goes_into_a_row_and_a_block_changes_shape() {
     for (ranks, threads) in [(1u32, 32u32), (2, 64), (5, 32)] {
         let nn = (n * n) as usize;
         let data = rt.alloc::<u32>(ranks as usize * nn).unwrap();
-        let out = rt.alloc::<u32>(ranks as usize * 3 * nn).unwrap();
+        let out = rt.alloc::<u32>(ranks as usize * 4 * nn).unwrap();
         let args = TypedArgs {
             data: data.slice(),
             out: out.slice(),
             n,
         };
-        // SAFETY: n² words of data and 3n² of results per rank.
+        // SAFETY: n² words of data and 4n² of results per rank.
         unsafe {
             module.run(
                 &TYPED_EXCHANGE,
@@ -62,7 +69,7 @@ fn a_column_goes_into_a_row_and_a_block_changes_shape() {
         .unwrap();
         let got = out.download().unwrap();
         for me in 0..ranks {
-            let mine = &got[me as usize * 3 * nn..(me as usize + 1) * 3 * nn];
+            let mine = &got[me as usize * 4 * nn..(me as usize + 1) * 4 * nn];
             assert_eq!(mine, &expected(me, ranks, n)[..], "rank {me} of {ranks}");
         }
     }

@@ -147,3 +147,15 @@ pub fn exit_thread() -> ! {
 pub fn trap() -> ! {
     panic!("device trap")
 }
+
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+pub(crate) unsafe fn load_v4(p: *const u8) -> [u32; 4] {
+    (p as *const [u32; 4]).read()
+}
+
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+pub(crate) unsafe fn store_v4(p: *mut u8, v: [u32; 4]) {
+    (p as *mut [u32; 4]).write(v)
+}

@@ -202,7 +202,7 @@ pub fn trap() -> ! {
 /// # Safety
 /// `p` must be valid for 16 bytes and 16-byte aligned.
 #[inline(always)]
-unsafe fn load_v4(p: *const u8) -> [u32; 4] {
+pub(crate) unsafe fn load_v4(p: *const u8) -> [u32; 4] {
     let (a, b, c, d): (u32, u32, u32, u32);
     asm!(
         "ld.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
@@ -221,7 +221,7 @@ unsafe fn load_v4(p: *const u8) -> [u32; 4] {
 /// # Safety
 /// `p` must be valid for 16 bytes and 16-byte aligned.
 #[inline(always)]
-unsafe fn store_v4(p: *mut u8, v: [u32; 4]) {
+pub(crate) unsafe fn store_v4(p: *mut u8, v: [u32; 4]) {
     asm!(
         "st.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
         p = in(reg64) p,

@@ -161,6 +161,25 @@ pub fn fence_seq_cst(scope: Scope) {
     imp::fence_sc(scope)
 }
 
+/// Loads 16 bytes with one vector instruction (`ld.v4.u32`): what a
+/// strided copy of 16-byte units moves at once.
+///
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub(crate) unsafe fn load_16(p: *const u8) -> [u32; 4] {
+    imp::load_v4(p)
+}
+
+/// Stores 16 bytes with one vector instruction (`st.v4.u32`).
+///
+/// # Safety
+/// `p` must be valid for 16 bytes and 16-byte aligned.
+#[inline(always)]
+pub(crate) unsafe fn store_16(p: *mut u8, v: [u32; 4]) {
+    imp::store_v4(p, v)
+}
+
 /// Relaxed atomic load (`ld.relaxed.scope`).
 ///
 /// # Safety

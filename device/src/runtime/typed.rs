@@ -9,9 +9,52 @@ use super::rma::route_of;
 use super::window::{Target, Window};
 use super::Runtime;
 use crate::abi::{Call, Fault};
+use crate::arch;
 use crate::block::Block;
 use crate::datatype::Datatype;
 use crate::memory::{DeviceCopy, DeviceSlice};
+
+/// Copies element `e` of `from_type` to element `e` of `to_type` for every
+/// `e`, through `load` and `store` at their offsets, every thread a share
+/// with four elements in flight: a strided copy is bound by the loads it
+/// has outstanding.
+#[inline(always)]
+fn spread<V: Copy>(
+    block: &Block,
+    (from_type, to_type): (Datatype, Datatype),
+    load: impl Fn(usize) -> V,
+    store: impl Fn(usize, V),
+) {
+    let (threads, size, same) = (
+        block.threads() as u64,
+        from_type.size(),
+        from_type == to_type,
+    );
+    block.each_thread(|th| {
+        let mut e = th.index() as u64;
+        while e + 3 * threads < size {
+            let at = [e, e + threads, e + 2 * threads, e + 3 * threads];
+            let src = at.map(|x| from_type.offset(x) as usize);
+            let dst = if same {
+                src
+            } else {
+                at.map(|x| to_type.offset(x) as usize)
+            };
+            let v = src.map(&load);
+            for (o, v) in dst.into_iter().zip(v) {
+                store(o, v);
+            }
+            e += 4 * threads;
+        }
+        while e < size {
+            store(
+                to_type.offset(e) as usize,
+                load(from_type.offset(e) as usize),
+            );
+            e += threads;
+        }
+    });
+}
 
 /// Which way a typed transfer moves data.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -74,46 +117,47 @@ impl Runtime {
         // Every thread's writes to the source (or reads of the
         // destination) are done before any thread copies.
         block.sync();
-        let (threads, size, same) = (block.threads() as u64, mine.size(), mine == remote);
         let (from, to) = match way {
             Way::Put => (here as *const T, there),
             Way::Get => (there as *const T, here),
         };
-        let (from_type, to_type) = match way {
+        let types = match way {
             Way::Put => (mine, remote),
             Way::Get => (remote, mine),
         };
-        block.each_thread(|th| {
-            // Four elements a thread in flight: a strided copy is bound by
-            // the loads it has outstanding.
-            let mut e = th.index() as u64;
-            while e + 3 * threads < size {
-                let at = [e, e + threads, e + 2 * threads, e + 3 * threads];
-                let src = at.map(|x| from_type.offset(x) as usize);
-                let dst = if same {
-                    src
-                } else {
-                    at.map(|x| to_type.offset(x) as usize)
-                };
-                // SAFETY: every offset is below the extent checked against
-                // its buffer above.
-                unsafe {
-                    let v = src.map(|o| from.add(o).read());
-                    for (o, v) in dst.into_iter().zip(v) {
-                        to.add(o).write(v);
-                    }
-                }
-                e += 4 * threads;
+        // Whole 16-byte units where both layouts and both bases allow:
+        // four times the bytes a load brings.
+        let size = core::mem::size_of::<T>();
+        let unit = if size > 0 && 16 % size == 0 {
+            (16 / size) as u32
+        } else {
+            0
+        };
+        let aligned = (from as usize).is_multiple_of(16) && (to as usize).is_multiple_of(16);
+        let units = match (types.0.in_units_of(unit), types.1.in_units_of(unit)) {
+            (Some(a), Some(b)) if unit > 1 && aligned => Some((a, b)),
+            _ => None,
+        };
+        // SAFETY (all four closures): every offset is below the extent
+        // checked against its buffer above (a unit's offset is an
+        // element's divided by the unit).
+        match units {
+            Some(types) => {
+                let (f, d) = (from as *const u8, to as *mut u8);
+                spread(
+                    block,
+                    types,
+                    |o| unsafe { arch::load_16(f.add(16 * o)) },
+                    |o, v| unsafe { arch::store_16(d.add(16 * o), v) },
+                );
             }
-            while e < size {
-                // SAFETY: as above.
-                unsafe {
-                    let v = from.add(from_type.offset(e) as usize).read();
-                    to.add(to_type.offset(e) as usize).write(v);
-                }
-                e += threads;
-            }
-        });
+            None => spread(
+                block,
+                types,
+                |o| unsafe { from.add(o).read() },
+                |o, v| unsafe { to.add(o).write(v) },
+            ),
+        }
         t
     }
 

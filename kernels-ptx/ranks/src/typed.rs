@@ -11,7 +11,7 @@ pub struct TypedArgs {
     /// Per-rank `n × n` matrices, row-major: rank `r`'s element `k` is
     /// `r * 100000 + k`.
     pub data: DeviceSlice<u32>,
-    /// Per-rank results: `3 n²` words, zero but for what arrives.
+    /// Per-rank results: `4 n²` words, zero but for what arrives.
     pub out: DeviceSlice<u32>,
     /// The matrices' side (at least 6).
     pub n: u32,
@@ -30,7 +30,9 @@ fn made(t: Result<Datatype, TypeError>) -> Datatype {
 /// next rank's first result matrix, then gets the 2 × 3 block at (1, 2)
 /// of the previous rank's matrix into the 3 × 2 block at (3, 1) of its
 /// second result matrix (element `e` of one to element `e` of the other),
-/// and the previous rank's whole matrix, transposed, into its third.
+/// the previous rank's whole matrix, transposed, into its third, and the
+/// first 8 columns of the previous rank's matrix into columns 8 to 15 of
+/// its fourth (whole 16-byte units: `n` a multiple of 4).
 #[rank]
 pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let world = rank.world();
@@ -38,7 +40,7 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let n = args.n;
     let nn = (n * n) as usize;
     let data = args.data.chunk(dev as usize, nn);
-    let out = args.out.chunk(dev as usize, 3 * nn);
+    let out = args.out.chunk(dev as usize, 4 * nn);
     fill(rank, data, |k| me * 100_000 + k as u32);
     fill(rank, out, |_| 0);
     let (matrices, results) = (rank.win_create(world, data), rank.win_create(world, out));
@@ -60,6 +62,14 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
         left,
         (0, all),
         (out.slice(2 * nn..3 * nn), transposed),
+    );
+    let columns = Datatype::vector(n, 8, n as u64);
+    let moved = made(columns.shifted(8));
+    rank.get_typed(
+        matrices,
+        left,
+        (0, columns),
+        (out.slice(3 * nn..4 * nn), moved),
     );
     rank.barrier(world);
     rank.win_free(results);
