@@ -107,3 +107,78 @@ fn a_2d_subarray_is_its_3d_one_of_depth_one() {
         }
     );
 }
+
+// The shapes of the book and their errors, and offsets past 2³².
+#[test]
+fn a_column_a_row_and_a_sub_block() {
+    let column = Datatype::vector(3, 1, 5);
+    assert_eq!(elements(&column), [0, 5, 10]);
+    assert_eq!((column.size(), column.extent()), (3, 11));
+    let row = Datatype::contiguous(4).shifted(10).unwrap();
+    assert_eq!(elements(&row), [10, 11, 12, 13]);
+    assert!(row.is_contiguous() && !column.is_contiguous());
+    let sub = Datatype::subarray_2d([4, 5], [2, 3], [1, 2]).unwrap();
+    assert_eq!(elements(&sub), [7, 8, 9, 12, 13, 14]);
+    let cube = Datatype::subarray_3d([3, 3, 3], [2, 2, 2], [1, 1, 1]).unwrap();
+    assert_eq!(elements(&cube), [13, 14, 16, 17, 22, 23, 25, 26]);
+    let nested = Datatype::vector_of(2, 100, column).unwrap();
+    assert_eq!(elements(&nested), [0, 5, 10, 100, 105, 110]);
+    assert_eq!(Datatype::contiguous(0).extent(), 0);
+    let rows = Datatype::subarray_2d([4, 8], [2, 4], [1, 4]).unwrap();
+    let units = rows.in_units_of(4).unwrap();
+    assert_eq!(elements(&units), [3, 5]);
+    assert_eq!(rows.in_units_of(3), None);
+    assert_eq!(Datatype::vector(2, 4, 6).in_units_of(4), None);
+    // Past 2³² elements the offsets are computed in 64 bits.
+    let big = Datatype::vector(1 << 20, 1 << 13, 1 << 14);
+    let e = (1u64 << 32) + 5;
+    assert_eq!(big.offset(e), (e >> 13) * (1 << 14) + (e & 8191));
+    let deep = Datatype::vector_of(1 << 8, 1 << 30, big).unwrap();
+    let e = (1u64 << 33) + 7;
+    assert_eq!(
+        deep.offset(e),
+        (e >> 33) * (1 << 30) + ((e >> 13) % (1 << 20)) * (1 << 14) + (e & 8191)
+    );
+}
+
+#[test]
+fn bad_shapes_are_refused() {
+    let e = Datatype::subarray_2d([4, 5], [2, 3], [3, 2]).unwrap_err();
+    assert_eq!(
+        e,
+        TypeError::SubarrayOutside {
+            dim: 0,
+            start: 3,
+            subsize: 2,
+            size: 4
+        }
+    );
+    assert_eq!(
+        format!("{e}"),
+        "subarray dimension 0: start 3 + subsize 2 passes the size 4"
+    );
+    let cube = Datatype::subarray_3d([4, 4, 4], [2, 2, 2], [0, 0, 0]).unwrap();
+    let four_cubes = Datatype::vector_of(2, 64, cube).unwrap();
+    assert_eq!(four_cubes.size(), 16);
+    assert_eq!(
+        Datatype::vector_of(2, 1000, four_cubes).unwrap_err(),
+        TypeError::TooDeep
+    );
+    assert_eq!(
+        Datatype::vector(3, 1, u64::MAX / 2).extent(),
+        u64::MAX,
+        "not made by a checked constructor"
+    );
+    assert_eq!(
+        Datatype::vector_of(3, u64::MAX / 2, Datatype::contiguous(1)).unwrap_err(),
+        TypeError::TooLarge
+    );
+    assert!(Datatype::vector(3, 2, 1).overlaps());
+    assert!(!Datatype::vector(3, 2, 2).overlaps());
+    // A transpose interleaves its columns without a shared element.
+    let transpose = Datatype::vector_of(4, 1, Datatype::vector(4, 1, 4)).unwrap();
+    assert!(!transpose.overlaps());
+    assert!(Datatype::vector_of(5, 1, Datatype::vector(4, 1, 4))
+        .unwrap()
+        .overlaps());
+}

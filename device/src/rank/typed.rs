@@ -34,7 +34,7 @@ impl Rank {
         let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
         self.traced(Call::PutTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
-            r.rt.put_typed(&mut r.block, win, remote, (src, src_type), None)
+            r.rt.typed(&mut r.block, (win, false), remote, (src, src_type), None)
         })
     }
 
@@ -60,7 +60,13 @@ impl Rank {
         let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
         self.traced(Call::PutNotifyTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
-            r.rt.put_typed(&mut r.block, win, remote, (src, src_type), Some(tag))
+            r.rt.typed(
+                &mut r.block,
+                (win, false),
+                remote,
+                (src, src_type),
+                Some(tag),
+            )
         })
     }
 
@@ -82,7 +88,7 @@ impl Rank {
         let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
         self.traced(Call::GetTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
-            r.rt.get_typed(&mut r.block, win, remote, (dst, dst_type), None)
+            r.rt.typed(&mut r.block, (win, true), remote, (dst, dst_type), None)
         })
     }
 
@@ -108,7 +114,13 @@ impl Rank {
         let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
         self.traced(Call::GetNotifyTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
-            r.rt.get_typed(&mut r.block, win, remote, (dst, dst_type), Some(tag))
+            r.rt.typed(
+                &mut r.block,
+                (win, true),
+                remote,
+                (dst, dst_type),
+                Some(tag),
+            )
         })
     }
 

@@ -161,53 +161,32 @@ impl Runtime {
         t
     }
 
-    /// Writes the elements of `src` that `src_type` names to those of
-    /// rank `target`'s part of `win` that `target_type` names, from
-    /// element `offset`.
+    /// A typed put (`get` false) or get of `local`'s elements to or from
+    /// rank `target`'s part of `win` (`remote`: target, element offset,
+    /// datatype), with notification `notify` to the target when given.
+    /// A get's data is there, for every thread, on return.
     #[inline(always)]
-    pub fn put_typed<T: DeviceCopy>(
+    pub fn typed<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
-        win: Window<T>,
+        (win, get): (Window<T>, bool),
         remote: (u32, usize, Datatype),
         local: (DeviceSlice<T>, Datatype),
         notify: Option<u32>,
     ) {
-        let call = match notify {
-            Some(tag) => {
-                self.check_user_tag(block, Call::PutNotifyTyped, tag);
-                Call::PutNotifyTyped
-            }
-            None => Call::PutTyped,
+        let call = match (get, notify) {
+            (false, None) => Call::PutTyped,
+            (false, Some(_)) => Call::PutNotifyTyped,
+            (true, None) => Call::GetTyped,
+            (true, Some(_)) => Call::GetNotifyTyped,
         };
-        let t = self.typed_transfer(block, call, &win, remote, local);
         if let Some(tag) = notify {
-            self.deliver(block, &win, &t, tag);
+            self.check_user_tag(block, call, tag);
         }
-    }
-
-    /// Reads the elements of rank `target`'s part of `win` that
-    /// `target_type` names (from element `offset`) into those of `dst`
-    /// that `dst_type` names; the data is there, for every thread, on
-    /// return.
-    #[inline(always)]
-    pub fn get_typed<T: DeviceCopy>(
-        &mut self,
-        block: &mut Block,
-        win: Window<T>,
-        remote: (u32, usize, Datatype),
-        local: (DeviceSlice<T>, Datatype),
-        notify: Option<u32>,
-    ) {
-        let call = match notify {
-            Some(tag) => {
-                self.check_user_tag(block, Call::GetNotifyTyped, tag);
-                Call::GetNotifyTyped
-            }
-            None => Call::GetTyped,
-        };
         let t = self.typed_transfer(block, call, &win, remote, local);
-        block.sync();
+        if get {
+            block.sync();
+        }
         if let Some(tag) = notify {
             self.deliver(block, &win, &t, tag);
         }
