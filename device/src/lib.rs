@@ -14,7 +14,7 @@
 //! | [`arch`] | intrinsics, block primitives, shared-memory backend, emulator context |
 //! | [`block`] | the block handle: regions, per-thread state, block collectives |
 //! | [`datatype`] | which elements a typed transfer moves ([`Datatype`]) |
-//! | [`tile`] | a rank's tile of a 2D grid with its halo frame ([`Tile`]) |
+//! | [`tile`] | a rank's tile of a 2D or 3D grid with its halo frame ([`Tile`], [`Tile3`]) |
 //! | [`memory`] | typed device memory ([`DeviceSlice`]) and plain data ([`DeviceCopy`]) |
 //! | [`shared`] | typed block shared memory |
 //! | [`abi`] | the device–host ABI: run context, command ring, records |
@@ -51,7 +51,7 @@ pub use dcuda_macros::{kernel, rank};
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};
 pub use runtime::{Comm, CommKind, Match, Source, SplitType, Status, Window};
-pub use tile::{Side, Tile};
+pub use tile::{Face, Side, Tile, Tile3};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.
 #[doc(hidden)]

@@ -9,7 +9,7 @@ use crate::arch;
 use crate::datatype::Datatype;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::Window;
-use crate::tile::{Side, Tile};
+use crate::tile::{Face, Side, Tile, Tile3};
 
 impl Rank {
     /// Writes the elements of `src` that `src_type` names to the elements
@@ -143,13 +143,52 @@ impl Rank {
         neighbours: [Option<(u32, Tile)>; 4],
         tag: u32,
     ) {
+        let sides = Side::ALL.map(|side| {
+            neighbours[side as usize].map(|(rank, theirs): (u32, Tile)| {
+                (rank, theirs.frame(side.opposite()), tile.edge(side))
+            })
+        });
+        self.exchange_edges(win, local, &sides, tag);
+    }
+
+    /// [`halo_exchange_2d`](Self::halo_exchange_2d) for a 3D grid split in
+    /// blocks: each `(rank, tile)` of `neighbours` (z low, z high, y low,
+    /// y high, x low, x high; `None` where the grid ends) gets this rank's
+    /// face on that side in the facing frame of its own block. Edges and
+    /// corners of the frame are not exchanged (a 7-point stencil needs
+    /// none).
+    #[inline(always)]
+    #[track_caller]
+    pub fn halo_exchange_3d<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        (local, tile): (DeviceSlice<T>, Tile3),
+        neighbours: [Option<(u32, Tile3)>; 6],
+        tag: u32,
+    ) {
+        let faces = Face::ALL.map(|face| {
+            neighbours[face as usize].map(|(rank, theirs): (u32, Tile3)| {
+                (rank, theirs.frame(face.opposite()), tile.edge(face))
+            })
+        });
+        self.exchange_edges(win, local, &faces, tag);
+    }
+
+    /// Puts each `(rank, their frame, my edge)` with notification `tag`,
+    /// then waits for as many.
+    #[inline(always)]
+    #[track_caller]
+    fn exchange_edges<T: DeviceCopy>(
+        &mut self,
+        win: Window<T>,
+        local: DeviceSlice<T>,
+        edges: &[Option<(u32, Datatype, Datatype)>],
+        tag: u32,
+    ) {
         let mut expected = 0;
-        for (side, n) in Side::ALL.into_iter().zip(neighbours) {
-            if let Some((rank, theirs)) = n {
-                let frame = theirs.frame(side.opposite());
-                self.put_notify_typed(win, rank, (0, frame), (local, tile.edge(side)), tag);
-                expected += 1;
-            }
+        for &(rank, frame, edge) in edges.iter().flatten() {
+            self.put_notify_typed(win, rank, (0, frame), (local, edge), tag);
+            expected += 1;
         }
         self.wait_notifications(tag, expected);
     }

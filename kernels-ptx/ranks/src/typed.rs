@@ -2,7 +2,7 @@
 //! a column into a row, and a sub-block into a differently shaped one.
 
 use super::runtime_checks::fill;
-use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Tile, TypeError};
+use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Tile, Tile3, TypeError};
 
 /// Arguments of [`typed_exchange`].
 #[repr(C)]
@@ -149,3 +149,82 @@ pub fn halo_2d(rank: &mut Rank, args: &HaloArgs) {
     rank.win_free(win);
 }
 // ANCHOR_END: halo
+
+/// Arguments of [`halo_3d`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Halo3Args {
+    /// Per-rank block arrays, `stride` words each.
+    pub blocks: DeviceSlice<u32>,
+    /// Words a rank's part of `blocks` takes.
+    pub stride: u32,
+    /// The grid's points along z, y, x.
+    pub grid: [u32; 3],
+    /// The ranks along z, y, x (world rank `(a · py + b) · px + c`).
+    pub ranks: [u32; 3],
+    /// The frame's width.
+    pub halo: u32,
+}
+
+/// Rank `at`'s block.
+pub fn block_of(args: &Halo3Args, at: [u32; 3]) -> Tile3 {
+    let d = |k: usize| share(args.grid[k], args.ranks[k], at[k]);
+    Tile3 {
+        dims: [d(0), d(1), d(2)],
+        halo: args.halo,
+    }
+}
+
+/// Every rank fills its block's interior with `rank · 10⁶ + z · 10⁴ + y ·
+/// 100 + x` (interior coordinates) and its frame with zeros, then
+/// exchanges faces with the ranks beside it (not periodic).
+#[rank]
+pub fn halo_3d(rank: &mut Rank, args: &Halo3Args) {
+    let world = rank.world();
+    let me = world.rank();
+    let [pz, py, px] = args.ranks;
+    let at = [me / (py * px), me / px % py, me % px];
+    let tile = block_of(args, at);
+    let dev = rank.device().rank() as usize;
+    let local = args
+        .blocks
+        .chunk(dev, args.stride as usize)
+        .slice(0..tile.len());
+    let [sz, sy, sx] = tile.sizes();
+    let h = tile.halo;
+    fill(rank, local, |k| {
+        let k = k as u32;
+        let (z, y, x) = (k / (sy * sx), k / sx % sy, k % sx);
+        let inside = |v: u32, n: u32| v >= h && v < n - h;
+        if inside(z, sz) && inside(y, sy) && inside(x, sx) {
+            me * 1_000_000 + (z - h) * 10_000 + (y - h) * 100 + (x - h)
+        } else {
+            0
+        }
+    });
+    let win = rank.win_create(world, local);
+    rank.barrier(world);
+    let counts = [pz, py, px];
+    let beside = |axis: usize, up: bool| {
+        let mut to = at;
+        if up && to[axis] + 1 < counts[axis] {
+            to[axis] += 1;
+        } else if !up && to[axis] > 0 {
+            to[axis] -= 1;
+        } else {
+            return None;
+        }
+        Some(((to[0] * py + to[1]) * px + to[2], block_of(args, to)))
+    };
+    let neighbours = [
+        beside(0, false),
+        beside(0, true),
+        beside(1, false),
+        beside(1, true),
+        beside(2, false),
+        beside(2, true),
+    ];
+    rank.halo_exchange_3d(win, (local, tile), neighbours, 3);
+    rank.barrier(world);
+    rank.win_free(win);
+}
