@@ -129,13 +129,16 @@ fn thread() -> (u32, u32) {
     (thread_idx().x, block_dim().x)
 }
 
-/// The launch contract of every phase.
+/// The step's first phase: the kick by half a step, the drift, and the
+/// particles that left each slab sorted into its outbox (their counts
+/// sealed by thread 0, a stray particle recorded in `status`).
 ///
 /// # Safety
-/// `p`'s arrays are live and laid out for the launch's blocks, one per
-/// slab of the process, at most 1024 threads a block, a power of two; the
-/// phases run in order, one at a time, except [`own_forces_blocks`] beside
-/// the host's exchange of the halo.
+/// The launch contract of every phase: `p`'s arrays are live and laid out
+/// for the launch's blocks, one per slab of the process, at most 1024
+/// threads a block, a power of two; the phases run in order, one at a
+/// time, except [`own_forces_blocks`] beside the host's exchange of the
+/// halo.
 #[kernel]
 pub unsafe fn move_out(p: Phase) {
     let (b, t) = (block_idx().x, thread());

@@ -15,7 +15,8 @@
 //!   and records into the neighbour's inbox, and the forces between the
 //!   slab's own particles are computed while the halo is in flight;
 //! * `src/bin/particles_mpi.rs`: the host-driven baseline, four kernels a
-//!   step ([`MOVE_OUT`], [`MOVE_IN`], [`OWN_FORCES`], [`HALO_FORCES`]),
+//!   step ([`MOVE_OUT`], [`MOVE_IN`], [`OWN_FORCES_BLOCKS`],
+//!   [`HALO_FORCES_BLOCKS`]),
 //!   the messages between processes staged through the host and
 //!   `MPI_Isend`/`MPI_Irecv`, with or without a second stream overlapping
 //!   them with the own forces.

@@ -6,7 +6,7 @@
 use crate::compute::*;
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum, Window};
 
-/// Arguments of [`particles`].
+/// Arguments of the rank kernel `particles`.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ParticleArgs {

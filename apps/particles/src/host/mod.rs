@@ -1,5 +1,5 @@
 //! What the programs share on the host: options, the problem
-//! ([`setup`]), the CPU reference and checks ([`reference`]), and the
+//! (`setup`), the CPU reference and checks (`reference`), and the
 //! report. Not part of the PTX build.
 
 mod reference;
