@@ -2,19 +2,7 @@
 //! `mpirun -np N` (on the emulator unless a GPU is there), and checks that
 //! it succeeded and verified its result against its CPU reference.
 
-use std::path::PathBuf;
 use std::process::Command;
-
-/// A fresh directory for one job's OpenMPI session files: jobs running at
-/// once under the shared default race (one removes it as another makes
-/// its part, and the second fails to start).
-fn session_dir() -> PathBuf {
-    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("dcuda-app-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir
-}
 
 /// Runs `program args` alone (`procs` `None`) or under `mpirun -np N`,
 /// the emulator at `emulator_ranks` ranks of 256 threads a process; panics
@@ -36,10 +24,8 @@ pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32
             c
         }
     };
-    let dir = session_dir();
     let out = cmd
         .args(args)
-        .env("OMPI_MCA_orte_tmpdir_base", &dir)
         .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
         .env("DCUDA_EMULATOR_THREADS", "256")
         .output()
@@ -49,7 +35,6 @@ pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
     text
 }
@@ -69,14 +54,11 @@ pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
 /// Runs `program args` alone and returns its standard error, asserting
 /// that it failed.
 pub fn run_failing(program: &str, args: &[&str], emulator_ranks: u32) -> String {
-    let dir = session_dir();
     let out = Command::new(program)
         .args(args)
-        .env("OMPI_MCA_orte_tmpdir_base", &dir)
         .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
         .output()
         .expect("cannot start the program");
-    let _ = std::fs::remove_dir_all(&dir);
     let text = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         !out.status.success(),

@@ -32,10 +32,6 @@ pub fn mpirun_outcome(
         .env("DCUDA_BACKEND", "emulator")
         .env("DCUDA_EMULATOR_RANKS", "8")
         .env("DCUDA_WATCHDOG_SECS", "60")
-        // A session directory of its own: OpenMPI jobs running at once
-        // under one shared one race (one removes it as another makes its
-        // part, and the second fails to start).
-        .env("OMPI_MCA_orte_tmpdir_base", &dir)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).expect("output file"))
