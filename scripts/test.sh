@@ -19,6 +19,13 @@ step "template project";           scripts/check-template.sh
 step "README example";             scripts/run-example.sh
 step "ptxas";                       scripts/validate-ptx.sh target/debug
 step "register budget";             scripts/register-budget.sh target/debug
-step "mdbook build";                mdbook build book
+step "mdbook build"
+# mdbook reports a failed include as an error but still exits 0: fail here.
+book_log=$(mdbook build book 2>&1) || { echo "$book_log"; exit 1; }
+echo "$book_log"
+if grep -q "\[ERROR\]" <<<"$book_log"; then
+  echo "mdbook: an include or link of the book failed (above)" >&2
+  exit 1
+fi
 echo
 echo "test.sh: all steps passed"
