@@ -6,6 +6,9 @@ set -uo pipefail
 cd "$(dirname "$0")"
 log=${OUT:-/tmp}/gpu-run.log
 export DCUDA_BACKEND=gpu
+# The commit every benchmark CSV row names.
+DCUDA_COMMIT=$(cat COMMIT 2>/dev/null || echo unknown)
+export DCUDA_COMMIT
 # Never use NVLink multicast on shared hosts.
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 

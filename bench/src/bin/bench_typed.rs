@@ -10,12 +10,14 @@
 //!
 //! bench_typed [--quick] [--out DIR]
 //!
-//! Prints a table and writes `DIR/typed.csv` and `DIR/typed.svg`
+//! Prints a table and writes `DIR/typed.csv` (each row naming the device
+//! and the commit, `DCUDA_COMMIT`) and `DIR/typed.svg`
 //! (default DIR: `bench-out`). `--quick`: smaller arrays (a 512 × 512
 //! matrix, a 128³ array), for the emulator.
 
 use dcuda::{Module, RunConfig, Runtime};
 use dcuda_bench::options;
+use dcuda_bench::report::Machine;
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench::table::write_plot;
 use dcuda_bench_kernels::{TypedBenchArgs, TYPED_BENCH};
@@ -90,8 +92,11 @@ fn main() -> Result<()> {
         "{:<26} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
         "shape", "bytes", "way", "median us", "p99 us", "GB/s", "/ pack"
     );
+    let machine = Machine::new(&rt.device_info().name);
     let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record([
+        "device",
+        "commit",
         "shape",
         "bytes",
         "way",
@@ -116,6 +121,8 @@ fn main() -> Result<()> {
                 WAYS[mode], s.median, s.p99
             );
             csv.write_record([
+                machine.device.clone(),
+                machine.commit.clone(),
                 name.to_string(),
                 bytes.to_string(),
                 WAYS[mode].to_string(),

@@ -344,9 +344,10 @@ impl Rank {
 
     /// Ends the whole run with an error, as `MPI_Abort` does: the host
     /// reports `code` and `values` as this rank's error (the host's
-    /// `dcuda::Error::RankCall` with call `abort`: "the rank kernel aborted the run with code 1 (values 5000,
-    /// 4096, 0)"), every other rank, on every process, is released from
-    /// whatever it waits for, and the run returns that error. The place for
+    /// `dcuda::Error::RankCall` with call `abort`: "the rank kernel
+    /// aborted the run with code 1 (values 5000, 4096, 0)"), every other
+    /// rank, on every process, is released from whatever it waits for,
+    /// and the run returns that error. The place for
     /// a check that the kernel cannot recover from, such as a buffer too
     /// small for what arrived. Only a run's first error is reported.
     #[inline(always)]

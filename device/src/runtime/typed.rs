@@ -70,15 +70,11 @@ impl Runtime {
     fn typed_transfer<T: DeviceCopy>(
         &mut self,
         block: &mut Block,
-        call: Call,
+        (call, way): (Call, Way),
         win: &Window<T>,
         (target, offset, remote): (u32, usize, Datatype),
         (local, mine): (DeviceSlice<T>, Datatype),
     ) -> Target {
-        let way = match call {
-            Call::GetTyped | Call::GetNotifyTyped => Way::Get,
-            _ => Way::Put,
-        };
         if mine.size() != remote.size() {
             self.fail(
                 block,
@@ -183,7 +179,8 @@ impl Runtime {
         if let Some(tag) = notify {
             self.check_user_tag(block, call, tag);
         }
-        let t = self.typed_transfer(block, call, &win, remote, local);
+        let way = if get { Way::Get } else { Way::Put };
+        let t = self.typed_transfer(block, (call, way), &win, remote, local);
         if get {
             block.sync();
         }
