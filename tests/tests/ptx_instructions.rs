@@ -219,3 +219,35 @@ fn rank_kernels_use_the_non_aligned_barrier() {
         }
     }
 }
+
+#[test]
+fn the_thread_loop_and_the_block_copy_converge_the_warp_first() {
+    // After a leader's turn thread 0 runs apart from the rest of its warp,
+    // and a loop entered so runs twice in that warp, once per part: a 1 MiB
+    // receive's copy took twice a put's until both converged it.
+    let ptx = dcuda_tests::rank_ptx();
+    for arch in ptx.archs() {
+        let text = ptx.text(arch).unwrap();
+        let region = entry(text, "uniform_region");
+        assert!(
+            region.contains("bar.warp.sync -1;"),
+            "sm_{arch}: uniform_region's per-thread region does not converge the warp:\n{region}"
+        );
+        let name = text
+            .lines()
+            .filter_map(|l| l.strip_prefix(".func "))
+            .map(|l| l.trim_end_matches('('))
+            .find(|n| n.ends_with("10block_copy"))
+            .unwrap_or_else(|| panic!("sm_{arch}: no block copy in the rank PTX"));
+        let copy = function(text, name).unwrap();
+        // Its first access of memory other than its parameters.
+        let first_load = copy
+            .match_indices("\tld.")
+            .find(|(at, _)| !copy[*at..].starts_with("\tld.param"))
+            .map_or(copy.len(), |(at, _)| at);
+        assert!(
+            copy[..first_load].contains("bar.warp.sync -1;"),
+            "sm_{arch}: the block copy does not converge the warp before copying:\n{copy}"
+        );
+    }
+}

@@ -55,8 +55,10 @@ impl Thread {
 /// A block-wide barrier. On the GPU the non-aligned `barrier.sync`: after a
 /// leader operation thread 0 arrives later than the rest of its warp, and
 /// the aligned `bar.sync` is undefined for such arrival under independent
-/// thread scheduling (it hung on an H200). In the emulator the rank's
-/// threads meet at the scheduler, which checks that all of them came.
+/// thread scheduling (it hung on an H200). Such a warp leaves the barrier
+/// in two parts, and stays so until something converges it: the thread
+/// loop and the block copy do. In the emulator the rank's threads meet at
+/// the scheduler, which checks that all of them came.
 #[inline(always)]
 pub fn barrier() {
     #[cfg(target_arch = "nvptx64")]
@@ -144,10 +146,17 @@ pub fn abort_rank() -> ! {
     }
 }
 
-/// Runs `f` as the calling thread of a block of `threads`.
+/// Runs `f` as the calling thread of a block of `threads`. On the GPU the
+/// warp converges first: after a leader's turn thread 0 runs apart from
+/// the rest of its warp, and a loop in `f` would run twice in that warp,
+/// once for each part (a receive's 1 MiB copy took twice a put's:
+/// `bench/results/2026-11-25-converge-h100`). Converging here rather than
+/// at every barrier leaves the small calls' latency as it was.
 #[inline(always)]
 pub fn each_thread(threads: u32, f: impl FnOnce(&Thread)) {
     let _ = threads;
+    #[cfg(target_arch = "nvptx64")]
+    super::gpu::warp_converge();
     let t = Thread::new(own_index());
     region(|| f(&t))
 }

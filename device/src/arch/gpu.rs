@@ -44,6 +44,16 @@ pub fn grid_dim() -> Dim3 {
     dim3!("%nctaid")
 }
 
+/// Waits until all 32 threads of the calling warp have come here, so that
+/// they go on as one (`bar.warp.sync` over the whole warp). Every thread of
+/// the warp must call it, and the warp must be whole: a rank's are (the
+/// launcher refuses a rank of part of a warp).
+#[inline(always)]
+pub(crate) fn warp_converge() {
+    // SAFETY: a warp barrier over the whole warp; a memory clobber.
+    unsafe { asm!("bar.warp.sync -1;", options(nostack)) }
+}
+
 #[inline(always)]
 pub fn sync_threads() {
     // SAFETY: a barrier; the asm block is a memory clobber so no access moves across it.
@@ -283,6 +293,8 @@ pub(crate) fn shuffle<T: super::block::LaneWord>(v: T, mode: super::block::Shuff
 /// As [`super::block::copy`].
 #[inline(never)]
 pub(crate) unsafe fn block_copy(dst: *mut u8, src: *const u8, bytes: usize, t: usize, n: usize) {
+    // A warp split by a leader's turn would copy its share twice as slowly.
+    warp_converge();
     let (d, s) = (dst as usize, src as usize);
     if d % 16 == s % 16 {
         let head = ((16 - d % 16) % 16).min(bytes);
