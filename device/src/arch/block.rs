@@ -189,6 +189,8 @@ impl<T: Copy> PerThread<T> {
     #[inline(always)]
     pub(crate) fn from_fn(threads: u32, init: impl FnOnce(&Thread) -> T) -> Self {
         let _ = threads;
+        #[cfg(target_arch = "nvptx64")]
+        super::gpu::warp_converge(); // As in `each_thread`: `reduce` runs user loops here.
         let t = Thread::new(own_index());
         PerThread {
             value: UnsafeCell::new(region(|| init(&t))),
