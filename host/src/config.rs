@@ -31,7 +31,7 @@ pub const BACKEND: Variable = Variable {
 pub const DEVICE: Variable = Variable {
     name: "DCUDA_DEVICE",
     accepts: "a device ordinal (0, 1, ...)",
-    default: "0; in a job, the process's index on its node, or 0 when it sees one GPU",
+    default: "0; in a job, the process's index on its host, or 0 when it sees one GPU",
     meaning: "the GPU a process uses",
 };
 /// `DCUDA_EMULATOR_THREADS`.
@@ -69,6 +69,13 @@ pub const PEER_ACCESS: Variable = Variable {
     default: "1",
     meaning:
         "0 sends traffic between GPUs of a node through the transport instead of the direct route",
+};
+/// `DCUDA_NODE`.
+pub const NODE: Variable = Variable {
+    name: "DCUDA_NODE",
+    accepts: "a name for this process's node, or `process` (a node of its own)",
+    default: "the host name",
+    meaning: "which processes share a node: only GPUs of one node reach each other directly, and node communicators follow it; `process` makes every process its own node, so that all traffic between processes takes the transport (multi-node runs on one machine); a process still takes its GPU by its index on its host",
 };
 /// `DCUDA_WORLD_BARRIER`.
 pub const WORLD_BARRIER: Variable = Variable {
@@ -116,6 +123,7 @@ pub const VARIABLES: &[Variable] = &[
     WATCHDOG_SECS,
     TRANSPORT,
     PEER_ACCESS,
+    NODE,
     WORLD_BARRIER,
     LOG,
     TRACE,

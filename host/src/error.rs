@@ -26,11 +26,11 @@ pub enum Error {
         source: Box<Error>,
     },
     /// A process of a job has no GPU of its own.
-    #[error("dcuda: this process is number {local} of the {count} processes on its node, but it sees only {visible} GPU(s) (CUDA_VISIBLE_DEVICES); run at most one process per GPU, or choose one with DCUDA_DEVICE")]
+    #[error("dcuda: this process is number {local} of the {count} processes on its host, but it sees only {visible} GPU(s) (CUDA_VISIBLE_DEVICES); run at most one process per GPU, or choose one with DCUDA_DEVICE")]
     GpuPlacement {
-        /// This process's index on its node.
+        /// This process's index on its host.
         local: u32,
-        /// Processes on the node.
+        /// Processes on the host.
         count: u32,
         /// GPUs this process sees.
         visible: usize,

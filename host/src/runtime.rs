@@ -162,7 +162,7 @@ impl RuntimeBuilder {
             if !self.quiet {
                 tracing::info!(
                     target: "dcuda",
-                    "process {} of {} (node {} of {}, {} of {} on it), transport {}",
+                    "process {} of {} (node {} of {}; {} of {} on its host), transport {}",
                     j.process(),
                     j.processes(),
                     j.node(),
@@ -331,7 +331,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("number 2 of the 3 processes on its node")
+            e.contains("number 2 of the 3 processes on its host")
                 && e.contains("sees only 2 GPU(s)"),
             "{e}"
         );

@@ -52,13 +52,31 @@ pub fn check_splits(
     Ok(())
 }
 
-/// Runs `split_types` and checks every local rank's results: on one host,
-/// the GPU's communicator holds this process's ranks and the node's the
-/// whole world, both in reversed world order.
+/// The world ranks of this process's node, when process `p` has
+/// `ranks_of(p)` ranks (this process's alone without a job).
+pub fn node_members(rt: &Runtime, ranks_of: impl Fn(u32) -> u32) -> Vec<u32> {
+    let Some(job) = rt.job() else {
+        return (0..ranks_of(0)).collect();
+    };
+    let mut first = 0;
+    let mut members = Vec::new();
+    for p in 0..job.processes() {
+        if job.node_of(p) == Some(job.node()) {
+            members.extend(first..first + ranks_of(p));
+        }
+        first += ranks_of(p);
+    }
+    members
+}
+
+/// Runs `split_types` and checks every local rank's results: the GPU's
+/// communicator holds this process's ranks and the node's the world ranks
+/// in `node`, both in reversed world order.
 pub fn check_split_types(
     rt: &Runtime,
     module: &Module,
-    (ranks, first, world): Layout,
+    (ranks, first, _): Layout,
+    node: &[u32],
 ) -> Result<(), String> {
     let out = rt
         .alloc::<u64>(ranks as usize * TYPE_RESULTS)
@@ -77,9 +95,10 @@ pub fn check_split_types(
             gpu_rank as u64,
             ranks as u64,
             sum(first, first + ranks),
-            (world - 1 - w) as u64,
-            world as u64,
-            sum(0, world),
+            // Reversed order: the node's ranks above w come first.
+            node.iter().filter(|&&v| v > w).count() as u64,
+            node.len() as u64,
+            node.iter().map(|&v| v as u64).sum(),
             from as u64,
         ];
         let got = &out[id as usize * TYPE_RESULTS..(id as usize + 1) * TYPE_RESULTS];

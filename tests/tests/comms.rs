@@ -20,7 +20,8 @@ fn split_by_gpu_and_node_on_one_device() {
     let rt = Runtime::new().unwrap();
     let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
     for ranks in [1u32, 3, 8] {
-        dcuda_tests::comms::check_split_types(&rt, &module, (ranks, 0, ranks))
+        let node: Vec<u32> = (0..ranks).collect();
+        dcuda_tests::comms::check_split_types(&rt, &module, (ranks, 0, ranks), &node)
             .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

@@ -47,6 +47,35 @@ fn four_processes_put_notify_get_barrier_and_collectives() {
     world_checks(4);
 }
 
+/// Every process a node of its own (`DCUDA_NODE=process`): the whole
+/// suite again, with node communicators of one process each and every byte
+/// between processes through the transport, as between machines.
+fn world_checks_as_nodes(procs: u32) {
+    let env = [("DCUDA_NODE", "process")];
+    let program = env!("CARGO_BIN_EXE_world_checks");
+    let (ok, text) = mpirun_outcome(procs, program, &[], &env);
+    assert!(
+        ok,
+        "mpirun -np {procs} world_checks, a node per process:\n{text}"
+    );
+    for p in 0..procs {
+        assert!(
+            text.contains(&format!("world_checks: process {p} of {procs} ok")),
+            "process {p} did not pass:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn two_processes_as_two_nodes() {
+    world_checks_as_nodes(2);
+}
+
+#[test]
+fn three_processes_as_three_nodes() {
+    world_checks_as_nodes(3);
+}
+
 /// The leaders' dissemination barrier (taken on GPUs that map each other),
 /// forced here over the hosts' route, at an odd process count.
 #[test]

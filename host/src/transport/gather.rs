@@ -84,21 +84,88 @@ pub(crate) fn all_gather(net: &dyn Transport, channel: u32, data: Vec<u8>) -> Re
     Ok(all.into_iter().map(|m| m.unwrap_or_default()).collect())
 }
 
-/// Numbers the nodes by host name, in order of first appearance.
-pub(crate) fn exchange_hosts(net: &dyn Transport) -> Result<Vec<u32>> {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+/// Where every process runs, each numbered in order of first appearance:
+/// `hosts` by host name (which GPUs a process may take), `nodes` by the
+/// node name, `DCUDA_NODE` or else the host name (which processes reach
+/// each other's GPUs directly, and node communicators).
+pub(crate) struct Places {
+    pub hosts: Vec<u32>,
+    pub nodes: Vec<u32>,
+}
+
+/// Gathers every process's host and node name.
+pub(crate) fn exchange_places(net: &dyn Transport) -> Result<Places> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "localhost".into());
-    let names = all_gather(net, SETUP_CHANNEL, name.into_bytes())?;
-    let mut seen: Vec<&[u8]> = Vec::new();
-    Ok(names
+    let node = node_name(crate::config::NODE.value(), &host, net.process());
+    // A host name has no newline, so the first one ends it.
+    let all = all_gather(net, SETUP_CHANNEL, format!("{host}\n{node}").into_bytes())?;
+    let split = |m: &Vec<u8>| {
+        let text = String::from_utf8_lossy(m).into_owned();
+        let (h, n) = text.split_once('\n').unwrap_or((&text, &text));
+        (h.to_string(), n.to_string())
+    };
+    let (hosts, nodes): (Vec<String>, Vec<String>) = all.iter().map(split).unzip();
+    Ok(Places {
+        hosts: number(&hosts),
+        nodes: number(&nodes),
+    })
+}
+
+/// This process's node name: `DCUDA_NODE`'s value (`process`: one of its
+/// own), else its host's.
+pub(crate) fn node_name(setting: Option<String>, host: &str, process: u32) -> String {
+    match setting {
+        Some(v) if v.eq_ignore_ascii_case("process") => format!("process {process}"),
+        Some(v) => format!("named {v}"),
+        None => format!("host {host}"),
+    }
+}
+
+/// Numbers `names` in order of first appearance.
+pub(crate) fn number(names: &[String]) -> Vec<u32> {
+    let mut seen: Vec<&str> = Vec::new();
+    names
         .iter()
-        .map(|n| match seen.iter().position(|s| *s == n.as_slice()) {
+        .map(|n| match seen.iter().position(|s| *s == n) {
             Some(i) => i as u32,
             None => {
                 seen.push(n);
                 seen.len() as u32 - 1
             }
         })
-        .collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_numbered_in_order_of_first_appearance() {
+        let names: Vec<String> = ["b", "a", "b", "c", "a"].map(String::from).into();
+        assert_eq!(number(&names), [0, 1, 0, 2, 1]);
+    }
+
+    #[test]
+    fn a_node_is_the_host_unless_named_or_one_per_process() {
+        let hosts = ["gpu1", "gpu1", "gpu2"];
+        let nodes = |setting: Option<&str>| {
+            let names: Vec<String> = (0..3)
+                .map(|p| node_name(setting.map(String::from), hosts[p], p as u32))
+                .collect();
+            number(&names)
+        };
+        assert_eq!(nodes(None), [0, 0, 1]);
+        assert_eq!(nodes(Some("process")), [0, 1, 2]);
+        assert_eq!(nodes(Some("PROCESS")), [0, 1, 2]);
+        // A name given to every process makes them one node, whatever
+        // their hosts; a name that is a host's is still only a name.
+        assert_eq!(nodes(Some("rack7")), [0, 0, 0]);
+        assert_ne!(
+            node_name(Some("gpu1".into()), "gpu1", 0),
+            node_name(None, "gpu1", 0)
+        );
+    }
 }

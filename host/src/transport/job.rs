@@ -1,6 +1,6 @@
 //! The job a process belongs to, and the choice of its transport.
 
-use super::gather::exchange_hosts;
+use super::gather::exchange_places;
 use super::Transport;
 use crate::error::{Error, Result};
 use std::sync::{Arc, OnceLock};
@@ -10,11 +10,13 @@ use std::sync::{Arc, OnceLock};
 pub struct Job {
     /// The transport.
     pub(crate) transport: Arc<dyn Transport>,
-    /// Node of every process (processes on one host share a node index).
+    /// Node of every process (processes on one host share a node index,
+    /// unless `DCUDA_NODE` says otherwise).
     pub(crate) nodes: Vec<u32>,
-    /// This process's index among the processes of its node.
+    /// This process's index among the processes of its host: the GPU it
+    /// takes when none is named.
     pub(crate) local_index: u32,
-    /// Processes on this node.
+    /// Processes on this host.
     pub(crate) local_count: u32,
 }
 
@@ -32,6 +34,11 @@ impl Job {
     /// This process's node index.
     pub fn node(&self) -> u32 {
         self.nodes[self.process() as usize]
+    }
+
+    /// Process `process`'s node index (`None` past the job's processes).
+    pub fn node_of(&self, process: u32) -> Option<u32> {
+        self.nodes.get(process as usize).copied()
     }
 
     /// The transport's name.
@@ -125,13 +132,13 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
     if transport.processes() == 1 {
         return Ok(None);
     }
-    let nodes = exchange_hosts(&*transport)?;
-    let me = transport.process() as usize;
-    let local_index = nodes[..me].iter().filter(|&&n| n == nodes[me]).count() as u32;
-    let local_count = nodes.iter().filter(|&&n| n == nodes[me]).count() as u32;
+    let places = exchange_places(&*transport)?;
+    let (me, hosts) = (transport.process() as usize, &places.hosts);
+    let local_index = hosts[..me].iter().filter(|&&h| h == hosts[me]).count() as u32;
+    let local_count = hosts.iter().filter(|&&h| h == hosts[me]).count() as u32;
     Ok(Some(Job {
         transport,
-        nodes,
+        nodes: places.nodes,
         local_index,
         local_count,
     }))

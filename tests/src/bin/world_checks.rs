@@ -18,7 +18,7 @@ use dcuda_rank_kernels::collectives::{
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 use dcuda_tests::comms::{
-    check_across, check_chunks, check_split_types, check_splits, device_rank,
+    check_across, check_chunks, check_split_types, check_splits, device_rank, node_members,
 };
 use dcuda_tests::messages::check_messages;
 use dcuda_tests::traced::check_traced_world;
@@ -392,7 +392,9 @@ fn main() {
             ),
             (
                 "communicators by GPU and node",
-                Box::new(|| check_split_types(rt, m, run.layout())),
+                Box::new(|| {
+                    check_split_types(rt, m, run.layout(), &node_members(rt, |p| 2 + p % 2))
+                }),
             ),
             (
                 "allreduce_into across processes",
