@@ -29,6 +29,14 @@ pub enum TypeError {
     TooDeep,
     /// The datatype reaches past 2⁶³ elements.
     TooLarge,
+    /// An [`Indexed`](crate::Indexed) layout's `firsts` must have one
+    /// entry more than its `displacements`.
+    IndexLengths {
+        /// Entries of `firsts`.
+        firsts: u64,
+        /// Entries of `displacements`.
+        displacements: u64,
+    },
 }
 
 impl core::fmt::Display for TypeError {
@@ -50,6 +58,13 @@ impl core::fmt::Display for TypeError {
                 )
             }
             TypeError::TooLarge => write!(f, "the datatype reaches past 2^63 elements"),
+            TypeError::IndexLengths {
+                firsts,
+                displacements,
+            } => write!(
+                f,
+                "an indexed layout has {firsts} firsts for {displacements} displacements: it needs one more first than displacements"
+            ),
         }
     }
 }

@@ -14,6 +14,8 @@
 //! | [`arch`] | intrinsics, block primitives, shared-memory backend, emulator context |
 //! | [`block`] | the block handle: regions, per-thread state, block collectives |
 //! | [`datatype`] | which elements a typed transfer moves ([`Datatype`]) |
+//! | [`indexed`] | blocks at listed displacements ([`Indexed`]) |
+//! | [`layout`] | what a typed transfer accepts on each side ([`Layout`]) |
 //! | [`tile`] | a rank's tile of a 2D or 3D grid with its halo frame ([`Tile`], [`Tile3`]) |
 //! | [`memory`] | typed device memory ([`DeviceSlice`]) and plain data ([`DeviceCopy`]) |
 //! | [`shared`] | typed block shared memory |
@@ -35,7 +37,9 @@ pub mod abi;
 pub mod arch;
 pub mod block;
 pub mod datatype;
+pub mod indexed;
 pub mod kernel;
+pub mod layout;
 pub mod memory;
 pub mod rank;
 pub mod runtime;
@@ -48,6 +52,8 @@ pub use block::{
 };
 pub use datatype::{Datatype, TypeError};
 pub use dcuda_macros::{kernel, rank};
+pub use indexed::Indexed;
+pub use layout::Layout;
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{Rank, RankArgs};
 pub use runtime::{Comm, CommKind, Match, Source, SplitType, Status, Window};

@@ -182,3 +182,30 @@ fn bad_shapes_are_refused() {
         .unwrap()
         .overlaps());
 }
+
+#[test]
+fn an_indexed_layout_needs_one_first_more_than_displacements() {
+    // Made on the host for a kernel's arguments: nothing is read here.
+    let rt = dcuda::Runtime::builder()
+        .backend(dcuda::BackendChoice::Emulator)
+        .build()
+        .unwrap();
+    let (firsts, displacements) = (
+        rt.upload(&[0u32, 2, 5]).unwrap(),
+        rt.upload(&[4u32, 9]).unwrap(),
+    );
+    let ok = dcuda::Indexed::new(firsts.slice(), displacements.slice()).unwrap();
+    assert_eq!(ok.blocks_count(), 2);
+    let short = dcuda::Indexed::new(displacements.slice(), displacements.slice()).unwrap_err();
+    assert_eq!(
+        short,
+        TypeError::IndexLengths {
+            firsts: 2,
+            displacements: 2
+        }
+    );
+    assert_eq!(
+        short.to_string(),
+        "an indexed layout has 2 firsts for 2 displacements: it needs one more first than displacements"
+    );
+}

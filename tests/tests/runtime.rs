@@ -282,6 +282,8 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "rank 1: put_typed: elements 12..18 are outside the target window of rank 0, which has 16 elements",
         // 28: only across processes (world_checks).
         "",
+        "rank 1: put_typed: block 1 of the target indexed layout starts before block 0 ends: a layout that is written to lists its blocks in increasing order without overlap",
+        "rank 1: put_typed: the indexed layout's firsts go from 3 at block 1 to 2 after it: they must start at 0 and never decrease",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {

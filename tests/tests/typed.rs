@@ -231,3 +231,87 @@ mod halo_3d {
         }
     }
 }
+
+mod indexed {
+    use dcuda::{RunConfig, Runtime};
+    use dcuda_rank_kernels::indexed::{IndexedArgs, INDEXED_EXCHANGE};
+
+    /// Blocks of these lengths (one empty), with gaps between them.
+    const LENGTHS: [u32; 6] = [3, 1, 0, 17, 5, 40];
+
+    /// `(firsts, displacements)` of [`LENGTHS`] in `n` words.
+    fn blocks() -> (Vec<u32>, Vec<u32>) {
+        let (mut firsts, mut displacements, mut at) = (vec![0], vec![], 2);
+        for len in LENGTHS {
+            firsts.push(firsts.last().unwrap() + len);
+            displacements.push(at);
+            at += len + 7;
+        }
+        (firsts, displacements)
+    }
+
+    /// Rank `me` of `size`'s three result parts of `n` words.
+    fn expected(me: u32, size: u32, n: u32, picks: &[u32], spots: &[u32]) -> Vec<u32> {
+        let (n, left) = (n as usize, (me + size - 1) % size);
+        let value = |rank: u32, k: u32| rank * 100_000 + k;
+        let mut out = vec![0u32; 3 * n];
+        for (i, &p) in picks.iter().enumerate() {
+            out[i] = value(left, p);
+        }
+        let (firsts, displacements) = blocks();
+        // Block b holds elements firsts[b].. of the transfer.
+        let elements: Vec<u32> = LENGTHS
+            .iter()
+            .zip(&displacements)
+            .flat_map(|(&len, &d)| d..d + len)
+            .collect();
+        assert_eq!(elements.len() as u32, *firsts.last().unwrap());
+        for (e, &at) in elements.iter().enumerate() {
+            out[n + at as usize] = value(left, e as u32);
+            out[2 * n + spots[e] as usize] = value(left, at);
+        }
+        out
+    }
+
+    #[test]
+    fn gathers_scatters_and_blocks_of_different_lengths_land_where_listed() {
+        let rt = Runtime::new().unwrap();
+        let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+        let n = 600u32;
+        // Any order, repeats included: a read side may name an element twice.
+        let picks: Vec<u32> = (0..300).map(|k| (k * 7919 + 11) % n).collect();
+        let (firsts, displacements) = blocks();
+        let total = *firsts.last().unwrap();
+        let spots: Vec<u32> = (0..total).map(|k| 5 + 9 * k).collect();
+        for (ranks, threads) in [(1u32, 32u32), (3, 64)] {
+            let data = rt.alloc::<u32>((ranks * n) as usize).unwrap();
+            let out = rt.alloc::<u32>((3 * ranks * n) as usize).unwrap();
+            let lists = [&picks, &firsts, &displacements, &spots].map(|l| rt.upload(l).unwrap());
+            let args = IndexedArgs {
+                data: data.slice(),
+                out: out.slice(),
+                n,
+                picks: lists[0].slice(),
+                firsts: lists[1].slice(),
+                displacements: lists[2].slice(),
+                spots: lists[3].slice(),
+            };
+            // SAFETY: n words of data and 3n of results per rank; every
+            // list stays within them.
+            unsafe {
+                module.run(
+                    &INDEXED_EXCHANGE,
+                    &RunConfig::new(threads).ranks(ranks),
+                    &args,
+                )
+            }
+            .unwrap();
+            let got = out.download().unwrap();
+            for me in 0..ranks {
+                let mine = &got[(3 * me * n) as usize..(3 * (me + 1) * n) as usize];
+                let want = expected(me, ranks, n, &picks, &spots);
+                assert_eq!(mine, &want[..], "rank {me} of {ranks}");
+            }
+        }
+    }
+}

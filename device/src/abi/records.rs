@@ -216,5 +216,6 @@ codes! {
         TypeExtent = 25 => "datatype past its buffer",
         TypeOverlap = 26 => "datatype writing an element twice",
         TypedThroughHost = 27 => "typed transfer through the host",
+        TypeIndex = 28 => "indexed layout's firsts out of order",
     }
 }

@@ -7,6 +7,7 @@ use super::Rank;
 use crate::abi::Call;
 use crate::arch;
 use crate::datatype::Datatype;
+use crate::layout::Layout;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::Window;
 use crate::tile::{Face, Side, Tile, Tile3};
@@ -23,15 +24,16 @@ impl Rank {
     /// process reached through the host is refused (not built yet).
     #[inline(always)]
     #[track_caller]
-    pub fn put_typed<T: DeviceCopy>(
+    pub fn put_typed<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         win: Window<T>,
         target: u32,
-        (offset, target_type): (usize, Datatype),
-        (src, src_type): (DeviceSlice<T>, Datatype),
+        (offset, target_type): (usize, R),
+        (src, src_type): (DeviceSlice<T>, L),
     ) {
         self.enter_typed("put_typed", win.id(), (target, offset), src, src_type);
-        let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
+        // SAFETY: inside the rank kernel.
+        let bytes = unsafe { src_type.elements() } * core::mem::size_of::<T>() as u64;
         self.traced(Call::PutTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
             r.rt.typed(&mut r.block, (win, false), remote, (src, src_type), None)
@@ -42,12 +44,12 @@ impl Rank {
     /// target once the data is there.
     #[inline(always)]
     #[track_caller]
-    pub fn put_notify_typed<T: DeviceCopy>(
+    pub fn put_notify_typed<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         win: Window<T>,
         target: u32,
-        (offset, target_type): (usize, Datatype),
-        (src, src_type): (DeviceSlice<T>, Datatype),
+        (offset, target_type): (usize, R),
+        (src, src_type): (DeviceSlice<T>, L),
         tag: u32,
     ) {
         self.enter_typed(
@@ -57,7 +59,8 @@ impl Rank {
             src,
             src_type,
         );
-        let bytes = src_type.size() * core::mem::size_of::<T>() as u64;
+        // SAFETY: inside the rank kernel.
+        let bytes = unsafe { src_type.elements() } * core::mem::size_of::<T>() as u64;
         self.traced(Call::PutNotifyTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
             r.rt.typed(
@@ -77,15 +80,16 @@ impl Rank {
     /// [`put_typed`](Self::put_typed), with `dst_type` the one written.
     #[inline(always)]
     #[track_caller]
-    pub fn get_typed<T: DeviceCopy>(
+    pub fn get_typed<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         win: Window<T>,
         target: u32,
-        (offset, target_type): (usize, Datatype),
-        (dst, dst_type): (DeviceSlice<T>, Datatype),
+        (offset, target_type): (usize, R),
+        (dst, dst_type): (DeviceSlice<T>, L),
     ) {
         self.enter_typed("get_typed", win.id(), (target, offset), dst, dst_type);
-        let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
+        // SAFETY: inside the rank kernel.
+        let bytes = unsafe { dst_type.elements() } * core::mem::size_of::<T>() as u64;
         self.traced(Call::GetTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
             r.rt.typed(&mut r.block, (win, true), remote, (dst, dst_type), None)
@@ -96,12 +100,12 @@ impl Rank {
     /// target.
     #[inline(always)]
     #[track_caller]
-    pub fn get_notify_typed<T: DeviceCopy>(
+    pub fn get_notify_typed<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         win: Window<T>,
         target: u32,
-        (offset, target_type): (usize, Datatype),
-        (dst, dst_type): (DeviceSlice<T>, Datatype),
+        (offset, target_type): (usize, R),
+        (dst, dst_type): (DeviceSlice<T>, L),
         tag: u32,
     ) {
         self.enter_typed(
@@ -111,7 +115,8 @@ impl Rank {
             dst,
             dst_type,
         );
-        let bytes = dst_type.size() * core::mem::size_of::<T>() as u64;
+        // SAFETY: inside the rank kernel.
+        let bytes = unsafe { dst_type.elements() } * core::mem::size_of::<T>() as u64;
         self.traced(Call::GetNotifyTyped, (target, bytes), |r| {
             let remote = (target, offset, target_type);
             r.rt.typed(
@@ -196,14 +201,16 @@ impl Rank {
     /// The emulator's check that every thread passes the same arguments.
     #[inline(always)]
     #[track_caller]
-    fn enter_typed<T: DeviceCopy>(
+    fn enter_typed<T: DeviceCopy, L: Layout>(
         &self,
         name: &'static str,
         window: u32,
         (target, offset): (u32, usize),
         local: DeviceSlice<T>,
-        local_type: Datatype,
+        local_type: L,
     ) {
+        // SAFETY: inside the rank kernel.
+        let elements = unsafe { local_type.elements() };
         arch::block::enter_call(
             name,
             [
@@ -211,7 +218,7 @@ impl Rank {
                 ("target", target as u64),
                 ("offset", offset as u64),
                 ("buffer", local.as_mut_ptr() as u64),
-                ("elements", local_type.size()),
+                ("elements", elements),
             ],
         );
     }

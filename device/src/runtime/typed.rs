@@ -1,5 +1,5 @@
 //! Typed transfers: `put`, `put_notify`, `get` and `get_notify` whose
-//! local side, target side or both are [`Datatype`]s. On this device and
+//! local side, target side or both are [`Layout`]s. On this device and
 //! to mapped GPUs every thread of the rank moves elements straight from
 //! source to destination, element `e` of one datatype to element `e` of
 //! the other; the host route (other processes) is refused until it packs.
@@ -11,25 +11,27 @@ use super::Runtime;
 use crate::abi::{Call, Fault};
 use crate::arch;
 use crate::block::Block;
-use crate::datatype::Datatype;
+use crate::layout::walk::Walk;
+use crate::layout::Layout;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
 /// Copies element `e` of `from_type` to element `e` of `to_type` for every
 /// `e`, through `load` and `store` at their offsets, every thread a share
 /// with four elements in flight: a strided copy is bound by the loads it
 /// has outstanding.
+///
+/// # Safety
+/// Inside a rank kernel, after both layouts' shapes were checked: `size`
+/// elements, and every offset within `load`'s and `store`'s buffers.
 #[inline(always)]
-fn spread<V: Copy>(
+unsafe fn spread<V: Copy, A: Walk, B: Walk>(
     block: &Block,
-    (from_type, to_type): (Datatype, Datatype),
+    (from_type, to_type, size): (A, B, u64),
     load: impl Fn(usize) -> V,
     store: impl Fn(usize, V),
 ) {
-    let (threads, size, same) = (
-        block.threads() as u64,
-        from_type.size(),
-        from_type == to_type,
-    );
+    let threads = block.threads() as u64;
+    let same = matches!((from_type.strided(), to_type.strided()), (Some(a), Some(b)) if a == b);
     block.each_thread(|th| {
         let mut e = th.index() as u64;
         while e + 3 * threads < size {
@@ -67,24 +69,35 @@ impl Runtime {
     /// Checks a typed access and moves its data with every thread; returns
     /// the target for the notification.
     #[inline(always)]
-    fn typed_transfer<T: DeviceCopy>(
+    fn typed_transfer<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         block: &mut Block,
         (call, way): (Call, Way),
         win: &Window<T>,
-        (target, offset, remote): (u32, usize, Datatype),
-        (local, mine): (DeviceSlice<T>, Datatype),
+        (target, offset, remote): (u32, usize, R),
+        (local, mine): (DeviceSlice<T>, L),
     ) -> Target {
-        if mine.size() != remote.size() {
+        // The written side must name no element twice: 0 the target's, 1
+        // the local one.
+        let (put, get) = match way {
+            Way::Put => (Some(0), None),
+            Way::Get => (None, Some(1)),
+        };
+        // SAFETY: inside the rank kernel, every thread together.
+        let (theirs, ours) = unsafe { (remote.shape(block, put), mine.shape(block, get)) };
+        if let Some((fault, values)) = theirs.fault.or(ours.fault) {
+            self.fail(block, call, fault, values);
+        }
+        if ours.size != theirs.size {
             self.fail(
                 block,
                 call,
                 Fault::TypeMismatch,
-                [mine.size(), remote.size(), 0, 0],
+                [ours.size, theirs.size, 0, 0],
             );
         }
-        if mine.extent() > local.len() as u64 {
-            let last = mine.extent().saturating_sub(1);
+        if ours.extent > local.len() as u64 {
+            let last = ours.extent.saturating_sub(1);
             self.fail(
                 block,
                 call,
@@ -92,13 +105,8 @@ impl Runtime {
                 [last, local.len() as u64, 0, 0],
             );
         }
-        let written = if way == Way::Put { remote } else { mine };
-        if written.overlaps() {
-            let side = (way == Way::Get) as u64;
-            self.fail(block, call, Fault::TypeOverlap, [side, 0, 0, 0]);
-        }
         // The target's checks name the elements past its window.
-        let reach = remote.extent().min(usize::MAX as u64) as usize;
+        let reach = theirs.extent.min(usize::MAX as u64) as usize;
         let t = self.target(block, call, win, target, offset, reach);
         if direct_scope(route_of(&t)).is_none() {
             self.fail(
@@ -117,44 +125,61 @@ impl Runtime {
             Way::Put => (here as *const T, there),
             Way::Get => (there as *const T, here),
         };
-        let types = match way {
-            Way::Put => (mine, remote),
-            Way::Get => (remote, mine),
-        };
-        // Whole 16-byte units where both layouts and both bases allow:
-        // four times the bytes a load brings.
-        let size = core::mem::size_of::<T>();
-        let unit = if size > 0 && 16 % size == 0 {
-            (16 / size) as u32
+        let (size, bytes) = (ours.size, core::mem::size_of::<T>());
+        let unit = if bytes > 0 && 16 % bytes == 0 {
+            (16 / bytes) as u32
         } else {
             0
         };
+        // SAFETY (every closure and `spread`): inside the rank kernel,
+        // both shapes checked above; every offset is below the extent
+        // checked against its buffer (a unit's offset is an element's
+        // divided by the unit).
+        unsafe {
+            match way {
+                Way::Put => self.move_elements(block, (mine, remote, size), (from, to), unit),
+                Way::Get => self.move_elements(block, (remote, mine, size), (from, to), unit),
+            }
+        }
+        t
+    }
+
+    /// Moves element `e` of `from_type` at `from` to element `e` of
+    /// `to_type` at `to`, in whole 16-byte units when both layouts and both
+    /// bases allow (four times the bytes a load brings).
+    ///
+    /// # Safety
+    /// As [`spread`].
+    #[inline(always)]
+    unsafe fn move_elements<T: DeviceCopy, A: Walk, B: Walk>(
+        &self,
+        block: &Block,
+        (from_type, to_type, size): (A, B, u64),
+        (from, to): (*const T, *mut T),
+        unit: u32,
+    ) {
         let aligned = (from as usize).is_multiple_of(16) && (to as usize).is_multiple_of(16);
-        let units = match (types.0.in_units_of(unit), types.1.in_units_of(unit)) {
+        let units = match (from_type.in_units_of(unit), to_type.in_units_of(unit)) {
             (Some(a), Some(b)) if unit > 1 && aligned => Some((a, b)),
             _ => None,
         };
-        // SAFETY (all four closures): every offset is below the extent
-        // checked against its buffer above (a unit's offset is an
-        // element's divided by the unit).
         match units {
-            Some(types) => {
+            Some((a, b)) => {
                 let (f, d) = (from as *const u8, to as *mut u8);
                 spread(
                     block,
-                    types,
-                    |o| unsafe { arch::load_16(f.add(16 * o)) },
-                    |o, v| unsafe { arch::store_16(d.add(16 * o), v) },
+                    (a, b, size / unit as u64),
+                    |o| arch::load_16(f.add(16 * o)),
+                    |o, v| arch::store_16(d.add(16 * o), v),
                 );
             }
             None => spread(
                 block,
-                types,
-                |o| unsafe { from.add(o).read() },
-                |o, v| unsafe { to.add(o).write(v) },
+                (from_type, to_type, size),
+                |o| from.add(o).read(),
+                |o, v| to.add(o).write(v),
             ),
         }
-        t
     }
 
     /// A typed put (`get` false) or get of `local`'s elements to or from
@@ -162,12 +187,12 @@ impl Runtime {
     /// datatype), with notification `notify` to the target when given.
     /// A get's data is there, for every thread, on return.
     #[inline(always)]
-    pub fn typed<T: DeviceCopy>(
+    pub fn typed<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
         block: &mut Block,
         (win, get): (Window<T>, bool),
-        remote: (u32, usize, Datatype),
-        local: (DeviceSlice<T>, Datatype),
+        remote: (u32, usize, R),
+        local: (DeviceSlice<T>, L),
         notify: Option<u32>,
     ) {
         let call = match (get, notify) {

@@ -7,6 +7,7 @@ pub mod chunks;
 pub mod collectives;
 pub mod comms;
 pub mod divergence;
+pub mod indexed;
 pub mod messages;
 pub mod misuse;
 pub mod probe;

@@ -3,9 +3,10 @@
 //! bad arguments and window misuse that used to corrupt memory silently.
 
 use super::runtime_checks::CheckArgs;
-use dcuda_device::{rank, shared_array, Datatype, DeviceSlice, Rank, Source};
+use dcuda_device::{rank, shared_array, Datatype, DeviceSlice, Indexed, Rank, Source};
 
 shared_array!(static STAGE: [u32; 4]);
+shared_array!(static LISTS: [u32; 8]);
 
 /// Bad arguments, chosen by `args.case`; rank 1 makes the bad call while
 /// the others wait in a barrier, which the abort must release. Cases 7
@@ -25,7 +26,9 @@ shared_array!(static STAGE: [u32; 4]);
 /// cases 24 to 27 make typed puts whose datatypes move different counts,
 /// reach past the local buffer, name a target element twice, or reach past
 /// the target window, and case 28 makes one to the last world rank (only
-/// across processes through the host).
+/// across processes through the host). Case 29 puts into an indexed
+/// target whose blocks go backwards, case 30 from an indexed source whose
+/// `firsts` decrease.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -128,6 +131,25 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
             28 => {
                 let (two, last) = (Datatype::contiguous(2), world.size() - 1);
                 rank.put_typed(win, last, (0, two), (src.slice(0..2), two));
+            }
+            29 | 30 => {
+                // Displacements 2, 1 for 29; firsts 0, 3, 2 and
+                // displacements 0, 5 for 30; in this rank's shared memory.
+                let lists = LISTS.as_slice();
+                let values = [2, 1, 0, 3, 2, 0, 5, 0];
+                rank.threads(|t| {
+                    if let Some(&v) = values.get(t.index() as usize) {
+                        LISTS.set(t.index() as usize, v);
+                    }
+                });
+                rank.sync_threads();
+                let one = Datatype::contiguous(2);
+                if args.case == 29 {
+                    let backwards = Indexed::blocks(1, lists.slice(0..2));
+                    rank.put_typed(win, 0, (0, backwards), (src.slice(0..2), one));
+                } else if let Ok(decreasing) = Indexed::new(lists.slice(2..5), lists.slice(5..7)) {
+                    rank.put_typed(win, 0, (0, one), (src.slice(0..8), decreasing));
+                }
             }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
