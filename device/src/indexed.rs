@@ -74,6 +74,26 @@ impl Indexed {
         self.displacements.as_ptr().add(i).read() as u64
     }
 
+    /// The block holding the transfer's element `e`, and `e`'s place in it.
+    #[inline(always)]
+    unsafe fn holding(&self, e: u64) -> (usize, u64) {
+        let Some(f) = self.firsts else {
+            return ((e / self.block as u64) as usize, e % self.block as u64);
+        };
+        // The last block that starts at or before `e`: an empty block
+        // starts where the next one does, so it is passed.
+        let (mut lo, mut hi) = (0usize, self.blocks_count());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if f.as_ptr().add(mid).read() as u64 <= e {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo, e - f.as_ptr().add(lo).read() as u64)
+    }
+
     /// Where block `i` starts among the transfer's elements, and its length.
     #[inline(always)]
     unsafe fn span(&self, i: usize) -> (u64, u64) {
@@ -181,25 +201,16 @@ impl Walk for Indexed {
                 let (j, r) = (e as u32 / self.block, e as u32 % self.block);
                 self.displacement(j as usize) + r as u64
             }
-            None => {
-                let (j, r) = (e / self.block as u64, e % self.block as u64);
-                self.displacement(j as usize) + r
-            }
-            Some(f) => {
-                // The last block that starts at or before `e`: an empty
-                // block starts where the next one does, so it is passed.
-                let (mut lo, mut hi) = (0usize, self.blocks_count());
-                while hi - lo > 1 {
-                    let mid = (lo + hi) / 2;
-                    if f.as_ptr().add(mid).read() as u64 <= e {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                self.displacement(lo) + (e - f.as_ptr().add(lo).read() as u64)
+            _ => {
+                let (j, r) = self.holding(e);
+                self.displacement(j) + r
             }
         }
+    }
+
+    unsafe fn run(&self, e: u64) -> (u64, u64) {
+        let (j, r) = self.holding(e);
+        (self.displacement(j) + r, self.span(j).1 - r)
     }
 
     fn in_units_of(&self, _k: u32) -> Option<Self> {

@@ -55,6 +55,13 @@ pub(crate) mod walk {
         /// As [`shape`](Self::shape), after it found no fault.
         unsafe fn offset(&self, e: u64) -> u64;
 
+        /// Where element `e` (below its size) lies, and how many elements
+        /// from it on lie contiguously there (to the end of its block).
+        ///
+        /// # Safety
+        /// As [`offset`](Self::offset).
+        unsafe fn run(&self, e: u64) -> (u64, u64);
+
         /// The same layout in units of `k` elements, when it has one.
         fn in_units_of(&self, k: u32) -> Option<Self>;
 
@@ -85,6 +92,14 @@ impl walk::Walk for Datatype {
     #[inline(always)]
     unsafe fn offset(&self, e: u64) -> u64 {
         Datatype::offset(self, e)
+    }
+
+    unsafe fn run(&self, e: u64) -> (u64, u64) {
+        if self.is_contiguous() {
+            return (Datatype::offset(self, 0) + e, self.size() - e);
+        }
+        let block = self.block_len() as u64;
+        (Datatype::offset(self, e), block - e % block)
     }
 
     fn in_units_of(&self, k: u32) -> Option<Self> {

@@ -13,3 +13,4 @@ pub fn rank_ptx() -> dcuda::Ptx {
 pub mod comms;
 pub mod messages;
 pub mod traced;
+pub mod typed;

@@ -4,74 +4,26 @@
 //! definitions name, at several rank counts; the bad calls are in
 //! runtime.rs.
 
-use dcuda::{RunConfig, Runtime};
-use dcuda_rank_kernels::typed::{TypedArgs, TYPED_EXCHANGE};
-
-/// What rank `me` of `size` holds after `typed_exchange` on `n × n`
-/// matrices: its two result matrices.
-fn expected(me: u32, size: u32, n: u32) -> Vec<u32> {
-    let (nn, left) = ((n * n) as usize, (me + size - 1) % size);
-    let value = |rank: u32, k: u32| rank * 100_000 + k;
-    let mut out = vec![0u32; 4 * nn];
-    // Row `left % n` of the first matrix: the left rank's column `left % n`.
-    let c = left % n;
-    for j in 0..n {
-        out[(c * n + j) as usize] = value(left, j * n + c);
-    }
-    // The 2 × 3 block at (1, 2) of the left rank's matrix, element by
-    // element in row-major order, into the 3 × 2 block at (3, 1).
-    let wide: Vec<u32> = (1..3)
-        .flat_map(|i| (2..5).map(move |j| i * n + j))
-        .collect();
-    let tall: Vec<u32> = (3..6)
-        .flat_map(|i| (1..3).map(move |j| i * n + j))
-        .collect();
-    for (w, t) in wide.iter().zip(&tall) {
-        out[nn + *t as usize] = value(left, *w);
-    }
-    // The left rank's matrix, transposed.
-    for i in 0..n {
-        for j in 0..n {
-            out[2 * nn + (j * n + i) as usize] = value(left, i * n + j);
-        }
-    }
-    // Columns 0..8 of the left rank's matrix into columns 8..16.
-    for i in 0..n {
-        for j in 0..8 {
-            out[3 * nn + (i * n + 8 + j) as usize] = value(left, i * n + j);
-        }
-    }
-    out
-}
+use dcuda::Runtime;
 
 #[test]
 fn a_column_goes_into_a_row_and_a_block_changes_shape() {
     let rt = Runtime::new().unwrap();
     let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
-    let n = 24u32; // 576 elements: more than four a thread
     for (ranks, threads) in [(1u32, 32u32), (2, 64), (5, 32)] {
-        let nn = (n * n) as usize;
-        let data = rt.alloc::<u32>(ranks as usize * nn).unwrap();
-        let out = rt.alloc::<u32>(ranks as usize * 4 * nn).unwrap();
-        let args = TypedArgs {
-            data: data.slice(),
-            out: out.slice(),
-            n,
-        };
-        // SAFETY: n² words of data and 4n² of results per rank.
-        unsafe {
-            module.run(
-                &TYPED_EXCHANGE,
-                &RunConfig::new(threads).ranks(ranks),
-                &args,
-            )
-        }
-        .unwrap();
-        let got = out.download().unwrap();
-        for me in 0..ranks {
-            let mine = &got[me as usize * 4 * nn..(me as usize + 1) * 4 * nn];
-            assert_eq!(mine, &expected(me, ranks, n)[..], "rank {me} of {ranks}");
-        }
+        // 24²: 576 elements, more than four a thread.
+        dcuda_tests::typed::check_typed(&rt, &module, (ranks, 0, ranks), (threads, 24))
+            .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn gathers_scatters_and_blocks_of_different_lengths_land_where_listed() {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    for (ranks, threads) in [(1u32, 32u32), (3, 64)] {
+        dcuda_tests::typed::check_indexed(&rt, &module, (ranks, 0, ranks), (threads, 600, 300))
+            .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }
 
@@ -227,90 +179,6 @@ mod halo_3d {
                     &want[..],
                     "rank {at:?} of {ranks:?}, halo {halo}"
                 );
-            }
-        }
-    }
-}
-
-mod indexed {
-    use dcuda::{RunConfig, Runtime};
-    use dcuda_rank_kernels::indexed::{IndexedArgs, INDEXED_EXCHANGE};
-
-    /// Blocks of these lengths (one empty), with gaps between them.
-    const LENGTHS: [u32; 6] = [3, 1, 0, 17, 5, 40];
-
-    /// `(firsts, displacements)` of [`LENGTHS`] in `n` words.
-    fn blocks() -> (Vec<u32>, Vec<u32>) {
-        let (mut firsts, mut displacements, mut at) = (vec![0], vec![], 2);
-        for len in LENGTHS {
-            firsts.push(firsts.last().unwrap() + len);
-            displacements.push(at);
-            at += len + 7;
-        }
-        (firsts, displacements)
-    }
-
-    /// Rank `me` of `size`'s three result parts of `n` words.
-    fn expected(me: u32, size: u32, n: u32, picks: &[u32], spots: &[u32]) -> Vec<u32> {
-        let (n, left) = (n as usize, (me + size - 1) % size);
-        let value = |rank: u32, k: u32| rank * 100_000 + k;
-        let mut out = vec![0u32; 3 * n];
-        for (i, &p) in picks.iter().enumerate() {
-            out[i] = value(left, p);
-        }
-        let (firsts, displacements) = blocks();
-        // Block b holds elements firsts[b].. of the transfer.
-        let elements: Vec<u32> = LENGTHS
-            .iter()
-            .zip(&displacements)
-            .flat_map(|(&len, &d)| d..d + len)
-            .collect();
-        assert_eq!(elements.len() as u32, *firsts.last().unwrap());
-        for (e, &at) in elements.iter().enumerate() {
-            out[n + at as usize] = value(left, e as u32);
-            out[2 * n + spots[e] as usize] = value(left, at);
-        }
-        out
-    }
-
-    #[test]
-    fn gathers_scatters_and_blocks_of_different_lengths_land_where_listed() {
-        let rt = Runtime::new().unwrap();
-        let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
-        let n = 600u32;
-        // Any order, repeats included: a read side may name an element twice.
-        let picks: Vec<u32> = (0..300).map(|k| (k * 7919 + 11) % n).collect();
-        let (firsts, displacements) = blocks();
-        let total = *firsts.last().unwrap();
-        let spots: Vec<u32> = (0..total).map(|k| 5 + 9 * k).collect();
-        for (ranks, threads) in [(1u32, 32u32), (3, 64)] {
-            let data = rt.alloc::<u32>((ranks * n) as usize).unwrap();
-            let out = rt.alloc::<u32>((3 * ranks * n) as usize).unwrap();
-            let lists = [&picks, &firsts, &displacements, &spots].map(|l| rt.upload(l).unwrap());
-            let args = IndexedArgs {
-                data: data.slice(),
-                out: out.slice(),
-                n,
-                picks: lists[0].slice(),
-                firsts: lists[1].slice(),
-                displacements: lists[2].slice(),
-                spots: lists[3].slice(),
-            };
-            // SAFETY: n words of data and 3n of results per rank; every
-            // list stays within them.
-            unsafe {
-                module.run(
-                    &INDEXED_EXCHANGE,
-                    &RunConfig::new(threads).ranks(ranks),
-                    &args,
-                )
-            }
-            .unwrap();
-            let got = out.download().unwrap();
-            for me in 0..ranks {
-                let mine = &got[(3 * me * n) as usize..(3 * (me + 1) * n) as usize];
-                let want = expected(me, ranks, n, &picks, &spots);
-                assert_eq!(mine, &want[..], "rank {me} of {ranks}");
             }
         }
     }

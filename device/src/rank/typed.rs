@@ -15,13 +15,16 @@ use crate::tile::{Face, Side, Tile, Tile3};
 impl Rank {
     /// Writes the elements of `src` that `src_type` names to the elements
     /// of rank `target`'s part of `win` that `target_type` names, counted
-    /// from element `offset`: element `e` of one datatype to element `e`
-    /// of the other, so a column may go into a row. Both datatypes must
-    /// move as many elements; `src_type` must lie within `src`, and
-    /// `target_type` within the window, and must not name an element twice.
-    /// On this GPU and to GPUs it maps, every thread of the rank moves
-    /// elements straight from source to destination; a target in another
-    /// process reached through the host is refused (not built yet).
+    /// from element `offset`: element `e` of one layout to element `e` of
+    /// the other, so a column may go into a row. Each layout is a
+    /// [`Datatype`] or an [`Indexed`](crate::Indexed). Both must move as
+    /// many elements; `src_type` must lie within `src`, and `target_type`
+    /// within the window, and must not name an element twice. On this GPU
+    /// and to GPUs it maps, every thread of the rank moves elements
+    /// straight from source to destination; to a target in another process
+    /// reached through the host they go packed in pieces of the rank's
+    /// staging area, each contiguous run of `target_type` one access of
+    /// the host (slow for short runs).
     #[inline(always)]
     #[track_caller]
     pub fn put_typed<T: DeviceCopy, R: Layout, L: Layout>(

@@ -32,6 +32,7 @@ mod streams;
 mod sync;
 mod trace;
 mod typed;
+mod typed_host;
 mod vectors;
 mod wait;
 mod window;

@@ -2,13 +2,14 @@
 //! local side, target side or both are [`Layout`]s. On this device and
 //! to mapped GPUs every thread of the rank moves elements straight from
 //! source to destination, element `e` of one datatype to element `e` of
-//! the other; the host route (other processes) is refused until it packs.
+//! the other; through the host (other processes) they go in packed pieces
+//! (`typed_host.rs`).
 
 use super::notify::direct_scope;
 use super::rma::route_of;
 use super::window::{Target, Window};
 use super::Runtime;
-use crate::abi::{Call, Fault};
+use crate::abi::{Call, Fault, NO_TAG};
 use crate::arch;
 use crate::block::Block;
 use crate::layout::walk::Walk;
@@ -67,7 +68,8 @@ enum Way {
 
 impl Runtime {
     /// Checks a typed access and moves its data with every thread; returns
-    /// the target for the notification.
+    /// the target for the notification, or `None` when the host moved it
+    /// and notified with `tag`.
     #[inline(always)]
     fn typed_transfer<T: DeviceCopy, R: Layout, L: Layout>(
         &mut self,
@@ -76,7 +78,8 @@ impl Runtime {
         win: &Window<T>,
         (target, offset, remote): (u32, usize, R),
         (local, mine): (DeviceSlice<T>, L),
-    ) -> Target {
+        tag: u32,
+    ) -> Option<Target> {
         // The written side must name no element twice: 0 the target's, 1
         // the local one.
         let (put, get) = match way {
@@ -109,12 +112,13 @@ impl Runtime {
         let reach = theirs.extent.min(usize::MAX as u64) as usize;
         let t = self.target(block, call, win, target, offset, reach);
         if direct_scope(route_of(&t)).is_none() {
-            self.fail(
-                block,
-                call,
-                Fault::TypedThroughHost,
-                [target as u64, 0, 0, 0],
-            );
+            // Every thread's writes to the source are done before any
+            // thread packs it.
+            block.sync();
+            let sides = ((offset, remote), (local, mine));
+            let (ends, get) = ((win, &t), way == Way::Get);
+            self.typed_through_host(block, (call, get), ends, sides.0, sides.1, ours.size, tag);
+            return None;
         }
         let there = (t.entry.base as *mut T).wrapping_add(offset);
         let here = local.as_mut_ptr();
@@ -141,7 +145,7 @@ impl Runtime {
                 Way::Get => self.move_elements(block, (remote, mine, size), (from, to), unit),
             }
         }
-        t
+        Some(t)
     }
 
     /// Moves element `e` of `from_type` at `from` to element `e` of
@@ -205,11 +209,12 @@ impl Runtime {
             self.check_user_tag(block, call, tag);
         }
         let way = if get { Way::Get } else { Way::Put };
-        let t = self.typed_transfer(block, (call, way), &win, remote, local);
+        let tag = notify.unwrap_or(NO_TAG);
+        let t = self.typed_transfer(block, (call, way), &win, remote, local, tag);
         if get {
             block.sync();
         }
-        if let Some(tag) = notify {
+        if let (Some(tag), Some(t)) = (notify, t) {
             self.deliver(block, &win, &t, tag);
         }
     }

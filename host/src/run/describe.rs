@@ -85,7 +85,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::TypeOverlap) if b == u64::MAX => format!("the {} datatype may name one element twice (a stride shorter than what the smaller strides span): a datatype that is written to must not overlap", if a == 0 { "target" } else { "local" }),
         Some(Fault::TypeOverlap) => format!("block {b} of the {} indexed layout starts before block {} ends: a layout that is written to lists its blocks in increasing order without overlap", if a == 0 { "target" } else { "local" }, b.saturating_sub(1)),
         Some(Fault::TypeIndex) => format!("the indexed layout's firsts go from {b} at block {a} to {c} after it: they must start at 0 and never decrease"),
-        Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host (another process without a direct route), which is not built yet: put a contiguous buffer there, or pack it first"),
+        Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host, in pieces of the staging area ({} bytes), but one element has {b} bytes: move it untyped", 2 * dcuda_device::abi::STAGE_HALF),
         Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),
         Some(Fault::TraceUnbalanced) => "trace_end without an open phase: every trace_end closes the phase of an earlier trace_begin".to_string(),
         Some(Fault::MessagePartial) => format!("the message from rank {c} with tag {d} has {a} bytes, not a whole number of the receive buffer's {b}-byte elements: sender and receiver must use the same element type"),

@@ -25,8 +25,8 @@ shared_array!(static LISTS: [u32; 8]);
 /// exist, case 23 aborts the run with a code of its own (`Rank::abort`),
 /// cases 24 to 27 make typed puts whose datatypes move different counts,
 /// reach past the local buffer, name a target element twice, or reach past
-/// the target window, and case 28 makes one to the last world rank (only
-/// across processes through the host). Case 29 puts into an indexed
+/// the target window, and case 28 makes that last one to the last world
+/// rank (checked the same way across processes, through the host). Case 29 puts into an indexed
 /// target whose blocks go backwards, case 30 from an indexed source whose
 /// `firsts` decrease.
 #[rank]
@@ -129,8 +129,9 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 );
             }
             28 => {
-                let (two, last) = (Datatype::contiguous(2), world.size() - 1);
-                rank.put_typed(win, last, (0, two), (src.slice(0..2), two));
+                let (column, last) = (Datatype::vector(2, 1, 5), world.size() - 1);
+                let two = Datatype::contiguous(2);
+                rank.put_typed(win, last, (12, column), (src.slice(0..2), two));
             }
             29 | 30 => {
                 // Displacements 2, 1 for 29; firsts 0, 3, 2 and
