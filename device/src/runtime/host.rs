@@ -187,19 +187,40 @@ impl Runtime {
     #[inline(always)]
     pub fn wait_host_for(&mut self, block: &mut Block, call: Call, args: [u32; 3]) {
         let issued = self.host.issued;
-        if issued == self.host.completed {
+        self.wait_host_until(block, call, (issued, args));
+    }
+
+    /// The number of accesses handed to the host so far: what
+    /// [`wait_host_until`](Self::wait_host_until) waits for.
+    #[inline(always)]
+    pub fn host_issued(&self) -> u32 {
+        self.host.issued
+    }
+
+    /// Waits until the host has counted `count` accesses of this rank
+    /// complete, telling the watchdog `args`. That means the first `count`
+    /// when they complete in order, as puts do (the host completes them as
+    /// it stages them, in ring order) and gets from one target.
+    #[inline(always)]
+    pub fn wait_host_until(
+        &mut self,
+        block: &mut Block,
+        call: Call,
+        (count, args): (u32, [u32; 3]),
+    ) {
+        if count.wrapping_sub(self.host.completed) as i32 <= 0 {
             return;
         }
         let done = self.ctx().host_done(block.id());
         self.wait_until(block, call, args, || {
             // SAFETY: this rank's completion counter, written by the host.
             let d = unsafe { arch::load_acquire(done, Scope::System) };
-            if d.wrapping_sub(issued) as i32 >= 0 {
+            if d.wrapping_sub(count) as i32 >= 0 {
                 Ok(0)
             } else {
                 Err(d)
             }
         });
-        self.host.completed = issued;
+        self.host.completed = count;
     }
 }
