@@ -7,22 +7,25 @@ mod common;
 
 use common::mpirun_outcome;
 
-/// Runs `program args` under `mpirun -np procs`; returns its output, or
-/// panics with it if the job fails.
-fn mpirun(procs: u32, program: &str, args: &[&str]) -> String {
-    let (ok, text) = mpirun_outcome(procs, program, args, &[]);
-    assert!(ok, "mpirun -np {procs} {program} failed:\n{text}");
-    text
-}
-
-fn world_checks(procs: u32) {
-    let text = mpirun(procs, env!("CARGO_BIN_EXE_world_checks"), &[]);
+/// Runs `world_checks` under `mpirun -np procs` with `env` set in every
+/// process, and checks that every process passed.
+fn world_checks_with(procs: u32, env: &[(&str, &str)]) {
+    let program = env!("CARGO_BIN_EXE_world_checks");
+    let (ok, text) = mpirun_outcome(procs, program, &[], env);
+    assert!(
+        ok,
+        "mpirun -np {procs} world_checks {env:?} failed:\n{text}"
+    );
     for p in 0..procs {
         assert!(
             text.contains(&format!("world_checks: process {p} of {procs} ok")),
-            "process {p} did not pass:\n{text}"
+            "process {p} did not pass ({env:?}):\n{text}"
         );
     }
+}
+
+fn world_checks(procs: u32) {
+    world_checks_with(procs, &[]);
 }
 
 // Each runs notified access, barriers, host services, and allreduce and
@@ -51,19 +54,7 @@ fn four_processes_put_notify_get_barrier_and_collectives() {
 /// suite again, with node communicators of one process each and every byte
 /// between processes through the transport, as between machines.
 fn world_checks_as_nodes(procs: u32) {
-    let env = [("DCUDA_NODE", "process")];
-    let program = env!("CARGO_BIN_EXE_world_checks");
-    let (ok, text) = mpirun_outcome(procs, program, &[], &env);
-    assert!(
-        ok,
-        "mpirun -np {procs} world_checks, a node per process:\n{text}"
-    );
-    for p in 0..procs {
-        assert!(
-            text.contains(&format!("world_checks: process {p} of {procs} ok")),
-            "process {p} did not pass:\n{text}"
-        );
-    }
+    world_checks_with(procs, &[("DCUDA_NODE", "process")]);
 }
 
 #[test]
@@ -80,20 +71,7 @@ fn three_processes_as_three_nodes() {
 /// forced here over the hosts' route, at an odd process count.
 #[test]
 fn three_processes_with_the_leaders_barrier() {
-    let env = [("DCUDA_WORLD_BARRIER", "leaders")];
-    let program = env!("CARGO_BIN_EXE_world_checks");
-    let (ok, text) = mpirun_outcome(3, program, &[], &env);
-    assert!(
-        ok,
-        "mpirun -np 3 world_checks with the leaders' barrier:
-{text}"
-    );
-    for p in 0..3 {
-        assert!(
-            text.contains(&format!("world_checks: process {p} of 3 ok")),
-            "{text}"
-        );
-    }
+    world_checks_with(3, &[("DCUDA_WORLD_BARRIER", "leaders")]);
 }
 
 #[test]
