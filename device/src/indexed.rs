@@ -109,6 +109,8 @@ impl Indexed {
 
 #[allow(private_interfaces)] // Block and Walk are the crate's own.
 impl Walk for Indexed {
+    const FIXED: bool = false;
+
     unsafe fn elements(&self) -> u64 {
         let n = self.blocks_count();
         match self.firsts {
@@ -210,7 +212,9 @@ impl Walk for Indexed {
 
     unsafe fn run(&self, e: u64) -> (u64, u64) {
         let (j, r) = self.holding(e);
-        (self.displacement(j) + r, self.span(j).1 - r)
+        // At least one: lists changed by a racing write must not stall.
+        let left = self.span(j).1.saturating_sub(r).max(1);
+        (self.displacement(j) + r, left)
     }
 
     fn in_units_of(&self, _k: u32) -> Option<Self> {

@@ -34,6 +34,12 @@ pub(crate) mod walk {
     /// How the runtime walks a layout. Not nameable outside the crate.
     #[allow(private_interfaces)] // Block is the crate's own, as is this trait.
     pub trait Walk: Copy {
+        /// Whether its offsets follow from the value alone (a
+        /// [`Datatype`](crate::Datatype)). An indexed layout reads lists
+        /// that a racing write could change after its shape was checked, so
+        /// a copy checks each of its offsets against the buffer.
+        const FIXED: bool;
+
         /// Its size, extent and faults, found by every thread of `block`
         /// together; `written` when the transfer writes through it, which
         /// must then name no element twice (`side` names it in the fault:
@@ -73,6 +79,8 @@ pub(crate) mod walk {
 
 #[allow(private_interfaces)]
 impl walk::Walk for Datatype {
+    const FIXED: bool = true;
+
     unsafe fn shape(&self, _block: &mut Block, written: Option<u64>) -> walk::Shape {
         let fault = match written {
             Some(side) if self.overlaps() => Some((Fault::TypeOverlap, [side, u64::MAX, 0, 0])),

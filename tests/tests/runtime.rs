@@ -284,6 +284,9 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         "",
         "rank 1: put_typed: block 1 of the target indexed layout starts before block 0 ends: a layout that is written to lists its blocks in increasing order without overlap",
         "rank 1: put_typed: the indexed layout's firsts go from 3 at block 1 to 2 after it: they must start at 0 and never decrease",
+        // On a GPU the warp reads its displacements before it writes, so
+        // the put may also succeed; it never writes past its buffers.
+        "rank 1: put_typed: an indexed layout's lists changed while the call moved data (written during the call): 2 element(s) fell outside their buffer and were not moved",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {
@@ -298,7 +301,16 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
                 &b.args(0, case as u32),
             )
         };
+        let raced = case == 31 && rt.backend() == dcuda::Backend::Gpu;
         match result {
+            Ok(_) if raced => {}
+            Err(Error::RankCall { rank, message, .. }) if raced => {
+                assert_eq!(rank, 1);
+                assert!(
+                    message.starts_with("rank 1: put_typed: an indexed layout's lists changed"),
+                    "{message}"
+                );
+            }
             Err(Error::RankCall { rank, message, .. }) => {
                 assert_eq!(rank, 1);
                 if want.ends_with("memory 0x") {

@@ -37,8 +37,9 @@ impl Runtime {
     /// Records this rank's next span, `span()` on the leader thread (so
     /// that it reads the clock there), and tells the host how many there
     /// are; returns its index. One leader turn for all of it: every turn
-    /// splits the leader's warp until it converges again, and three turns
-    /// a span cost the traced Jacobi 2% more than one.
+    /// splits the leader's warp until it converges again; four turns a
+    /// call cost the traced Jacobi 6.1%, two (this and the start clock)
+    /// 2.7% (`bench/results/2026-11-25-trace-cost-h100`).
     #[inline(always)]
     fn trace_record(&mut self, block: &Block, span: impl FnOnce() -> TraceSpan) -> u32 {
         let at = self.tracer.next;

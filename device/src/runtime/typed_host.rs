@@ -11,7 +11,7 @@ use super::window::{Target, Window};
 use super::Runtime;
 use crate::abi::{Call, Fault, Op, Transfer, NO_TAG, STAGE_HALF};
 use crate::arch::block::Thread;
-use crate::block::Block;
+use crate::block::{Block, Sum};
 use crate::layout::walk::Walk;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
@@ -60,13 +60,15 @@ impl Runtime {
         // Accesses issued when each of the last two pieces was handed over:
         // a half is free again once its piece's accesses are complete.
         let mut handed = [self.host_issued(); 2];
+        let mut skipped = 0;
         for k in 0..pieces {
             let (start, n) = piece(k);
             if !get {
                 self.wait_host_until(block, call, (handed[(k % 2) as usize], [k as u32, 0, 0]));
                 // SAFETY: elements start..start + n of a checked layout of
                 // `local`; the half is this rank's, holding n, and free.
-                unsafe { pack(block, (local, mine), (start, n), stage(k)) };
+                skipped +=
+                    unsafe { move_piece(block, (local, mine), (start, n), (stage(k), true)) };
                 block.sync(); // Packed before the host reads it.
                 self.hand_runs(
                     block,
@@ -107,12 +109,15 @@ impl Runtime {
                 handed[((k + 1) % 2) as usize] = self.host_issued();
             }
             self.wait_host_until(block, call, (handed[(k % 2) as usize], [k as u32, 0, 0]));
-            // SAFETY: as `pack`, the other way; the piece has arrived.
-            unsafe { unpack(block, (local, mine), (start, n), stage(k)) };
+            // SAFETY: as packing, the other way; the piece has arrived.
+            skipped += unsafe { move_piece(block, (local, mine), (start, n), (stage(k), false)) };
             block.sync(); // Unpacked before its half is handed out again.
         }
         // The host has read every piece (put), or written it (get).
         self.wait_host(block, call);
+        if skipped > 0 {
+            self.fail(block, call, Fault::TypeIndex, [u64::MAX, skipped, 0, 0]);
+        }
     }
 }
 
@@ -165,50 +170,43 @@ impl Runtime {
     }
 }
 
-/// Packs elements `start..start + n` of `mine` over `local` into `half`.
+/// Packs elements `start..start + n` of `mine` over `local` into `half`
+/// (`to_half`), or unpacks them from it. An indexed layout's offsets are
+/// checked against `local` (its lists could have changed since its shape
+/// was checked); returns how many fell outside it and were skipped.
 ///
 /// # Safety
 /// Inside the rank kernel, `mine` checked against `local`; `half` holds
-/// `n` elements and no one else uses it.
+/// `n` elements, the piece itself when unpacking, and no one else uses it.
 #[inline(always)]
-unsafe fn pack<T: DeviceCopy, L: Walk>(
-    block: &Block,
+unsafe fn move_piece<T: DeviceCopy, L: Walk>(
+    block: &mut Block,
     (local, mine): (DeviceSlice<T>, L),
     (start, n): (u64, u64),
-    half: *mut T,
-) {
-    each_element(block, (start, n), |e| {
-        let v = local.as_ptr().add(mine.offset(e) as usize).read();
-        half.add((e - start) as usize).write(v);
-    });
-}
-
-/// Unpacks `half` into elements `start..start + n` of `mine` over `local`.
-///
-/// # Safety
-/// As [`pack`], with the piece arrived in `half`.
-#[inline(always)]
-unsafe fn unpack<T: DeviceCopy, L: Walk>(
-    block: &Block,
-    (local, mine): (DeviceSlice<T>, L),
-    (start, n): (u64, u64),
-    half: *mut T,
-) {
-    each_element(block, (start, n), |e| {
-        let v = half.add((e - start) as usize).read();
-        local.as_mut_ptr().add(mine.offset(e) as usize).write(v);
-    });
-}
-
-/// Runs `f` for elements `start..start + n`, spread over the threads.
-#[inline(always)]
-fn each_element(block: &Block, (start, n): (u64, u64), f: impl Fn(u64)) {
+    (half, to_half): (*mut T, bool),
+) -> u64 {
     let threads = block.threads() as u64;
-    block.each_thread(|th: &Thread| {
-        let mut e = start + th.index() as u64;
+    let share = |th: &Thread| -> u64 {
+        let (mut e, mut skipped) = (start + th.index() as u64, 0);
         while e < start + n {
-            f(e);
+            let (o, h) = (mine.offset(e), half.add((e - start) as usize));
+            if !L::FIXED && o >= local.len() as u64 {
+                skipped += 1;
+            } else if to_half {
+                h.write(local.as_ptr().add(o as usize).read());
+            } else {
+                local.as_mut_ptr().add(o as usize).write(h.read());
+            }
             e += threads;
         }
-    });
+        skipped
+    };
+    if L::FIXED {
+        block.each_thread(|th| {
+            share(th);
+        });
+        0
+    } else {
+        block.reduce(share, Sum)
+    }
 }

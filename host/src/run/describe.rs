@@ -84,6 +84,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::TypeExtent) => format!("the local datatype reaches element {a}, but the local buffer has {b} elements"),
         Some(Fault::TypeOverlap) if b == u64::MAX => format!("the {} datatype may name one element twice (a stride shorter than what the smaller strides span): a datatype that is written to must not overlap", if a == 0 { "target" } else { "local" }),
         Some(Fault::TypeOverlap) => format!("block {b} of the {} indexed layout starts before block {} ends: a layout that is written to lists its blocks in increasing order without overlap", if a == 0 { "target" } else { "local" }, b.saturating_sub(1)),
+        Some(Fault::TypeIndex) if a == u64::MAX => format!("an indexed layout's lists changed while the call moved data (written during the call): {b} element(s) fell outside their buffer and were not moved"),
         Some(Fault::TypeIndex) => format!("the indexed layout's firsts go from {b} at block {a} to {c} after it: they must start at 0 and never decrease"),
         Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host, in pieces of the staging area ({} bytes), but one element has {b} bytes: move it untyped", 2 * dcuda_device::abi::STAGE_HALF),
         Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),

@@ -28,7 +28,10 @@ shared_array!(static LISTS: [u32; 8]);
 /// the target window, and case 28 makes that last one to the last world
 /// rank (checked the same way across processes, through the host). Case 29 puts into an indexed
 /// target whose blocks go backwards, case 30 from an indexed source whose
-/// `firsts` decrease.
+/// `firsts` decrease, case 31 from an indexed source whose displacements
+/// lie in the window it writes, so that the put changes them as it goes
+/// (on the emulator, whose threads run one after the other, two elements
+/// then point past the source).
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -151,6 +154,25 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 } else if let Ok(decreasing) = Indexed::new(lists.slice(2..5), lists.slice(5..7)) {
                     rank.put_typed(win, 0, (0, one), (src.slice(0..8), decreasing));
                 }
+            }
+            31 => {
+                // Displacements 0..4 in words 0..4 of this rank's window;
+                // the put writes words 1..5 of it with 1000s.
+                rank.threads(|t| {
+                    let i = t.index() as usize;
+                    // SAFETY: one word each, by one thread.
+                    unsafe {
+                        if i < 4 {
+                            data.write(i, i as u32);
+                        }
+                        if i < src.len() {
+                            src.write(i, 1000);
+                        }
+                    }
+                });
+                rank.sync_threads();
+                let listed = Indexed::blocks(1, data.slice(0..4));
+                rank.put_typed(win, me, (1, Datatype::contiguous(4)), (src, listed));
             }
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
