@@ -96,9 +96,22 @@ pub(crate) fn check(transport: &dyn Transport, p: u32, waiting_in: &'static str)
     }
 }
 
+/// A peer that left the job with a failure, and its words.
+fn peer_failure(transport: &dyn Transport) -> Option<String> {
+    let _ = poll(transport);
+    let left = LEFT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut failed: Vec<_> = left.as_ref()?.iter().filter(|(_, n)| n.1).collect();
+    failed.sort_by_key(|(p, _)| **p);
+    failed
+        .first()
+        .map(|(p, (_, _, words))| format!("process {p} left the job: {words}"))
+}
+
 /// At exit: tells every other process that this one leaves, and how. With
 /// a failure, gives the notices a moment to leave, then aborts the job
-/// (`MPI_Abort` under MPI); returns `true` when the caller may finalise.
+/// (`MPI_Abort` under MPI). Without one, waits for every peer to reach its
+/// exit and returns `true` (the caller may finalise), or aborts as soon as
+/// a peer says it failed.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn leave(transport: &dyn Transport) -> bool {
     let failure = failure();
@@ -118,7 +131,19 @@ pub(crate) fn leave(transport: &dyn Transport) -> bool {
         std::thread::yield_now();
     }
     match failure {
-        None => true,
+        // Not straight to `MPI_Finalize`: its fence does not end when a
+        // peer aborts meanwhile (Open MPI 4.1 hung there in CI). Wait in
+        // the transport's own barrier, watching for a peer's failure.
+        None => {
+            if transport.exit_barrier(&|| peer_failure(transport).is_some()) {
+                return true;
+            }
+            let why =
+                peer_failure(transport).unwrap_or_else(|| "the exit barrier failed".to_string());
+            transport.abort(&format!(
+                "dcuda: process {me} aborts the job at its exit: {why}"
+            ))
+        }
         Some(f) => {
             // Peers waiting on this process print why before the job ends.
             std::thread::sleep(Duration::from_millis(500));
