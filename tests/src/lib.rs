@@ -12,5 +12,6 @@ pub fn rank_ptx() -> dcuda::Ptx {
 
 pub mod comms;
 pub mod messages;
+pub mod plans;
 pub mod traced;
 pub mod typed;

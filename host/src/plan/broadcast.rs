@@ -1,0 +1,124 @@
+//! Broadcast a host array to every rank's part.
+
+use super::parts::{as_bytes, check_room, copy, write, Parts};
+use super::scatter::piece_elems;
+use super::wire::{self, CallId};
+use super::Placement;
+use crate::error::{Error, Result};
+use dcuda_device::DeviceCopy;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A plan that copies a host array of process `root` to the start of
+/// every rank's part. The root sends each other process one copy, in
+/// pieces; each process writes it into its first rank's part as it
+/// arrives and copies it on the device to its other ranks' parts.
+pub struct BroadcastPlan<T: DeviceCopy> {
+    at: Placement,
+    n: usize,
+    root: u32,
+    part_len: usize,
+    plan: u32,
+    calls: AtomicU32,
+    _elements: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> BroadcastPlan<T> {
+    /// Collective: a plan for `n` elements of process `root`, into parts
+    /// of `part_len` elements.
+    pub fn new(at: &Placement, n: usize, root: u32, part_len: usize) -> Result<BroadcastPlan<T>> {
+        const CALL: &str = "BroadcastPlan::new";
+        if root >= at.processes() || n > part_len {
+            return Err(Error::InvalidArgument {
+                call: CALL,
+                reason: format!(
+                    "a broadcast of {n} elements from process {root} into parts of {part_len} in a job of {} processes",
+                    at.processes()
+                ),
+            });
+        }
+        at.agree(
+            CALL,
+            format!(
+                "a broadcast of {n} {} from process {root} into parts of {part_len}",
+                std::any::type_name::<T>()
+            ),
+        )?;
+        Ok(BroadcastPlan {
+            at: at.clone(),
+            n,
+            root,
+            part_len,
+            plan: wire::next_plan(),
+            calls: AtomicU32::new(0),
+            _elements: PhantomData,
+        })
+    }
+
+    /// The plan and its route between every pair of processes.
+    pub fn explain(&self) -> String {
+        let bytes = self.n * std::mem::size_of::<T>();
+        let pairs = (0..self.at.processes())
+            .filter(|&q| !self.at.ranks_of(q).is_empty())
+            .map(|q| (self.root, q, bytes));
+        format!(
+            "broadcast of {} {} from process {}, parts of {} (one copy a process, then device copies to its other ranks):\n{}",
+            self.n,
+            std::any::type_name::<T>(),
+            self.root,
+            self.part_len,
+            self.at.explain_pairs(pairs)
+        )
+    }
+
+    /// Collective: copies `host` (read on the root only; others may pass
+    /// `None`) to the start of every rank's part.
+    pub fn broadcast(&self, host: Option<&[T]>, parts: &mut impl Parts<T>) -> Result<()> {
+        const CALL: &str = "BroadcastPlan::broadcast";
+        let me = self.at.process();
+        let id = CallId {
+            plan: self.plan,
+            call: self.calls.fetch_add(1, Ordering::Relaxed),
+        };
+        let local = self.at.ranks_of(me).len();
+        check_room(CALL, me, parts, local as u32, self.part_len)?;
+        if me == self.root {
+            let host = match host {
+                Some(h) if h.len() == self.n => h,
+                got => {
+                    return Err(Error::InvalidArgument {
+                        call: CALL,
+                        reason: format!(
+                            "process {me} is the root of a broadcast of {} elements, but its host array {}",
+                            self.n,
+                            got.map_or("is missing".to_string(), |h| format!("has {}", h.len()))
+                        ),
+                    })
+                }
+            };
+            let receivers: Vec<u32> = (0..self.at.processes())
+                .filter(|&q| q != me && !self.at.ranks_of(q).is_empty())
+                .collect();
+            for k in (0..self.n).step_by(piece_elems::<T>()) {
+                let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];
+                for &q in &receivers {
+                    wire::send(self.at.transport()?, q, id, as_bytes(piece))?;
+                }
+            }
+            if local > 0 {
+                write(parts, 0, as_bytes(host))?;
+            }
+        } else if local > 0 {
+            let mut k = 0;
+            while k < self.n {
+                let got = wire::recv(self.at.transport()?, self.root, id)?;
+                write(parts, k, &got)?;
+                k += got.len() / std::mem::size_of::<T>();
+            }
+        }
+        for i in 1..local {
+            copy(parts, i * self.part_len, 0, self.n)?;
+        }
+        self.at.flush()
+    }
+}

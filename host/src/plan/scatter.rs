@@ -1,0 +1,253 @@
+//! Scatter a host array to the ranks' parts, and gather it back.
+
+use super::parts::{as_bytes, check_room, read, write, Parts};
+use super::split::{collect, spread, Split};
+use super::wire::{self, CallId};
+use super::Placement;
+use crate::error::{Error, Result};
+use dcuda_device::DeviceCopy;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A plan that moves a host array of process `root` to the ranks' parts
+/// ([`scatter`](Self::scatter)) and back ([`gather`](Self::gather)), split
+/// by a [`Split`]. Made collectively; every process then calls the same
+/// plans in the same order.
+pub struct ScatterPlan<T: DeviceCopy> {
+    at: Placement,
+    split: Split,
+    n: usize,
+    root: u32,
+    part_len: usize,
+    plan: u32,
+    calls: AtomicU32,
+    _elements: PhantomData<T>,
+}
+
+impl<T: DeviceCopy> ScatterPlan<T> {
+    /// Collective: a plan for `n` elements held by process `root`, split
+    /// among the ranks by `split`, each rank's share at the start of its
+    /// part of `part_len` elements. Fails, naming the values, when a
+    /// rank's share does not fit or the processes' plans differ.
+    pub fn new(
+        at: &Placement,
+        split: Split,
+        n: usize,
+        root: u32,
+        part_len: usize,
+    ) -> Result<ScatterPlan<T>> {
+        const CALL: &str = "ScatterPlan::new";
+        if root >= at.processes() {
+            return Err(Error::InvalidArgument {
+                call: CALL,
+                reason: format!("root process {root} is not in a job of {}", at.processes()),
+            });
+        }
+        split.check(CALL, n, at.ranks())?;
+        for r in 0..at.ranks() {
+            let c = split.count(n, at.ranks(), r);
+            if c > part_len {
+                return Err(Error::InvalidArgument {
+                    call: CALL,
+                    reason: format!("rank {r} gets {c} elements ({split} of {n}), but its part holds {part_len}"),
+                });
+            }
+        }
+        at.agree(
+            CALL,
+            format!(
+                "a scatter of {n} {} ({split}) from process {root} into parts of {part_len}",
+                std::any::type_name::<T>()
+            ),
+        )?;
+        Ok(ScatterPlan {
+            at: at.clone(),
+            split,
+            n,
+            root,
+            part_len,
+            plan: wire::next_plan(),
+            calls: AtomicU32::new(0),
+            _elements: PhantomData,
+        })
+    }
+
+    /// Elements rank `rank` gets.
+    pub fn count(&self, rank: u32) -> usize {
+        self.split.count(self.n, self.at.ranks(), rank)
+    }
+
+    /// The plan and its route between every pair of processes.
+    pub fn explain(&self) -> String {
+        let pairs = (0..self.at.processes()).filter_map(|q| {
+            let bytes: usize = self.at.ranks_of(q).map(|r| self.count(r)).sum();
+            (bytes > 0).then(|| (self.root, q, bytes * std::mem::size_of::<T>()))
+        });
+        format!(
+            "scatter/gather of {} {} ({}) at process {}, parts of {}:\n{}",
+            self.n,
+            std::any::type_name::<T>(),
+            self.split,
+            self.root,
+            self.part_len,
+            self.at.explain_pairs(pairs)
+        )
+    }
+
+    fn next_call(&self) -> CallId {
+        CallId {
+            plan: self.plan,
+            call: self.calls.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    fn root_slice_len(&self, call: &'static str, len: Option<usize>) -> Result<()> {
+        match len {
+            Some(l) if l == self.n => Ok(()),
+            got => Err(Error::InvalidArgument {
+                call,
+                reason: format!(
+                    "process {} is the root of a plan of {} elements, but its host array {}",
+                    self.root,
+                    self.n,
+                    got.map_or("is missing".to_string(), |l| format!("has {l}"))
+                ),
+            }),
+        }
+    }
+
+    /// Collective: copies each rank's share of `host` (read on the root
+    /// process only; others may pass `None`) to the start of its part in
+    /// its process's `parts`.
+    pub fn scatter(&self, host: Option<&[T]>, parts: &mut impl Parts<T>) -> Result<()> {
+        const CALL: &str = "ScatterPlan::scatter";
+        let (me, id) = (self.at.process(), self.next_call());
+        check_room(
+            CALL,
+            me,
+            parts,
+            self.at.ranks_of(me).len() as u32,
+            self.part_len,
+        )?;
+        if me == self.root {
+            self.root_slice_len(CALL, host.map(<[T]>::len))?;
+        }
+        let piece = piece_elems::<T>();
+        if me == self.root {
+            let host = host.unwrap_or_default();
+            for q in 0..self.at.processes() {
+                for (i, r) in self.at.ranks_of(q).enumerate() {
+                    let runs = self.split.runs(self.n, self.at.ranks(), r);
+                    let count = self.count(r);
+                    if q == me {
+                        let packed: Vec<T>;
+                        let share = match runs.as_slice() {
+                            [(s, l)] => &host[*s..s + l],
+                            _ => {
+                                packed = runs
+                                    .iter()
+                                    .flat_map(|&(s, l)| host[s..s + l].iter().copied())
+                                    .collect();
+                                &packed[..]
+                            }
+                        };
+                        write(parts, i * self.part_len, as_bytes(share))?;
+                        continue;
+                    }
+                    let t = self.at.transport()?;
+                    let mut buf = Vec::with_capacity(piece.min(count));
+                    for k in (0..count).step_by(piece) {
+                        buf.resize(piece.min(count - k), host[0]);
+                        collect(&runs, k, host, &mut buf);
+                        wire::send(t, q, id, as_bytes(&buf))?;
+                    }
+                }
+            }
+            return self.flush();
+        }
+        for (i, r) in self.at.ranks_of(me).enumerate() {
+            let (count, mut k) = (self.count(r), 0);
+            while k < count {
+                let got = wire::recv(self.at.transport()?, self.root, id)?;
+                write(parts, i * self.part_len + k, &got)?;
+                k += got.len() / std::mem::size_of::<T>();
+            }
+        }
+        self.flush()
+    }
+
+    /// Collective: copies each rank's share back from the start of its
+    /// part into `host` on the root process (others may pass `None`).
+    pub fn gather(&self, parts: &impl Parts<T>, host: Option<&mut [T]>) -> Result<()> {
+        const CALL: &str = "ScatterPlan::gather";
+        let (me, id) = (self.at.process(), self.next_call());
+        check_room(
+            CALL,
+            me,
+            parts,
+            self.at.ranks_of(me).len() as u32,
+            self.part_len,
+        )?;
+        let piece = piece_elems::<T>();
+        if me != self.root {
+            let mut buf = Vec::new();
+            for (i, r) in self.at.ranks_of(me).enumerate() {
+                let count = self.count(r);
+                for k in (0..count).step_by(piece) {
+                    buf.resize(piece.min(count - k) * std::mem::size_of::<T>(), 0u8);
+                    read(parts, i * self.part_len + k, &mut buf)?;
+                    wire::send(self.at.transport()?, self.root, id, &buf)?;
+                }
+            }
+            return self.flush();
+        }
+        self.root_slice_len(CALL, host.as_ref().map(|h| h.len()))?;
+        let host = host.unwrap_or_default();
+        for q in 0..self.at.processes() {
+            for (i, r) in self.at.ranks_of(q).enumerate() {
+                let runs = self.split.runs(self.n, self.at.ranks(), r);
+                let count = self.count(r);
+                if q == me {
+                    let mut bytes = vec![0u8; count * std::mem::size_of::<T>()];
+                    read(parts, i * self.part_len, &mut bytes)?;
+                    spread(&runs, 0, &from_bytes::<T>(&bytes), host);
+                    continue;
+                }
+                let mut k = 0;
+                while k < count {
+                    let got = wire::recv(self.at.transport()?, q, id)?;
+                    let piece: Vec<T> = from_bytes(&got);
+                    spread(&runs, k, &piece, host);
+                    k += piece.len();
+                }
+            }
+        }
+        self.flush()
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.at.flush()
+    }
+}
+
+/// Elements in one piece on the wire.
+pub(super) fn piece_elems<T>() -> usize {
+    (wire::PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1)
+}
+
+/// Elements from bytes that came over the wire.
+pub(super) fn from_bytes<T: DeviceCopy>(bytes: &[u8]) -> Vec<T> {
+    let n = bytes.len() / std::mem::size_of::<T>();
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    // SAFETY: `n` elements' worth of bytes fill the new elements; any bit
+    // pattern is a valid `DeviceCopy`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            out.as_mut_ptr() as *mut u8,
+            n * std::mem::size_of::<T>(),
+        );
+        out.set_len(n);
+    }
+    out
+}

@@ -1,0 +1,76 @@
+//! Checks of the host-side transfer plans; run it alone or under
+//! `mpirun -np N` (`tests/tests/plans.rs` does, on the emulator). Every
+//! process holds an uneven number of ranks and checks its own parts
+//! against a host reference. Exits non-zero on the first mismatch.
+
+use dcuda::plan::{Placement, ScatterPlan, Split};
+use dcuda::Runtime;
+use dcuda_tests::plans::{check_broadcast, check_halo, check_scatter, splits, MANY_PIECES};
+
+fn main() {
+    dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
+    let rt = Runtime::new().expect("runtime");
+    let process = rt.job().map_or(0, |j| j.process());
+    let processes = rt.job().map_or(1, |j| j.processes());
+    // Uneven: 2 ranks on even processes, 3 on odd ones.
+    let at = Placement::new(&rt, 2 + process % 2).expect("placement");
+    let last = processes - 1;
+    let mut checks = 0;
+    let mut ok = |what: String, r: Result<(), String>| {
+        if let Err(e) = r {
+            panic!("plan_checks: process {process}: {what}: {e}");
+        }
+        checks += 1;
+    };
+    // The largest gives every rank several pieces.
+    for n in [0, 1, 37, 2 * MANY_PIECES * at.ranks() as usize] {
+        for split in splits(at.ranks(), n) {
+            for root in [0, last] {
+                ok(
+                    format!("scatter {split} {n}"),
+                    check_scatter(&rt, &at, split.clone(), n, root),
+                );
+            }
+        }
+        ok(format!("broadcast {n}"), check_broadcast(&rt, &at, n, last));
+    }
+    for halo in [1, 4, MANY_PIECES] {
+        for periodic in [false, true] {
+            ok(
+                format!("halo {halo} {periodic}"),
+                check_halo(&rt, &at, halo, periodic),
+            );
+        }
+    }
+    if processes > 1 {
+        // Processes that make different plans are told, naming both.
+        let n = if process == 0 { 10 } else { 11 };
+        let e = ScatterPlan::<u32>::new(&at, Split::Block, n, 0, 100).err();
+        let text = e.map(|e| e.to_string()).unwrap_or_default();
+        let named = if process == 0 {
+            "process 1 made another plan"
+        } else {
+            "process 0 made another plan"
+        };
+        ok(
+            "mismatched plans".into(),
+            match text.contains(named) && text.contains("a scatter of 10 u32") {
+                true => Ok(()),
+                false => Err(format!(
+                    "expected an error naming the other process, got {text:?}"
+                )),
+            },
+        );
+        // And the job goes on.
+        ok("after a mismatch".into(), check_broadcast(&rt, &at, 5, 0));
+    }
+    if process != 0 {
+        // Process 0 makes one more plan below; the plan is collective.
+        dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, 1000).expect("a plan");
+    }
+    if process == 0 {
+        let plan = dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, 1000).expect("a plan");
+        print!("{}", plan.explain());
+    }
+    println!("plan_checks: process {process} of {processes}: {checks} checks passed");
+}
