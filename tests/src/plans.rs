@@ -3,7 +3,7 @@
 //! `plan_checks` program runs them). Each process checks its own ranks'
 //! parts; the root checks what it gathered.
 
-use dcuda::plan::{BroadcastPlan, HaloPlan, Placement, ScatterPlan, Slice, Split};
+use dcuda::plan::{BroadcastPlan, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
 use dcuda::{DeviceBuffer, Runtime};
 
 type Check = Result<(), String>;
@@ -49,8 +49,8 @@ pub fn check_scatter(rt: &Runtime, at: &Placement, split: Split, n: usize, root:
         })
         .collect();
     let part_len = shares.iter().map(Vec::len).max().unwrap_or(0) + 2;
-    let plan =
-        ScatterPlan::<u32>::new(at, split.clone(), n, root, part_len).map_err(|e| e.to_string())?;
+    let plan = ScatterPlan::<u32>::new(at, split.clone(), n, root, Part::of(part_len).data_at(1))
+        .map_err(|e| e.to_string())?;
     let me = at.process();
     let mut buf = parts(rt, at, part_len);
     // Twice, with other data: a plan is reused.
@@ -60,9 +60,13 @@ pub fn check_scatter(rt: &Runtime, at: &Placement, split: Split, n: usize, root:
         plan.scatter(host, &mut buf).map_err(|e| e.to_string())?;
         let got = buf.download().map_err(|e| e.to_string())?;
         for (i, r) in at.ranks_of(me).enumerate() {
+            // The share after one untouched element, then untouched ones.
             let part = &got[i * part_len..(i + 1) * part_len];
             let want: Vec<u32> = shares[r as usize].iter().map(|&j| j * 7 + round).collect();
-            if part[..want.len()] != want[..] || part[want.len()..].iter().any(|&x| x != UNTOUCHED)
+            let (head, rest) = part.split_at(1);
+            if rest[..want.len()] != want[..]
+                || head[0] != UNTOUCHED
+                || rest[want.len()..].iter().any(|&x| x != UNTOUCHED)
             {
                 return Err(format!(
                     "{split} of {n} from process {root}, round {round}: rank {r}'s part is {:?}..., expected {:?}...",
@@ -118,10 +122,12 @@ fn reference_runs(split: &Split, n: usize, ranks: u32, r: u32) -> Vec<(usize, us
     }
 }
 
-/// Broadcast from `root`: every rank's part starts with the array.
+/// Broadcast from `root`: every rank's part holds the array from its
+/// third element on.
 pub fn check_broadcast(rt: &Runtime, at: &Placement, n: usize, root: u32) -> Check {
-    let part_len = n + 1;
-    let plan = BroadcastPlan::<u32>::new(at, n, root, part_len).map_err(|e| e.to_string())?;
+    let part_len = n + 3;
+    let plan = BroadcastPlan::<u32>::new(at, n, root, Part::of(part_len).data_at(2))
+        .map_err(|e| e.to_string())?;
     let input: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5a5a).collect();
     let mut buf = parts(rt, at, part_len);
     plan.broadcast((at.process() == root).then_some(&input[..]), &mut buf)
@@ -129,7 +135,7 @@ pub fn check_broadcast(rt: &Runtime, at: &Placement, n: usize, root: u32) -> Che
     let got = buf.download().map_err(|e| e.to_string())?;
     for (i, r) in at.ranks_of(at.process()).enumerate() {
         let part = &got[i * part_len..(i + 1) * part_len];
-        if part[..n] != input[..] || part[n] != UNTOUCHED {
+        if part[2..n + 2] != input[..] || [part[0], part[1], part[n + 2]] != [UNTOUCHED; 3] {
             return Err(format!(
                 "broadcast of {n} from process {root}: rank {r}'s part differs"
             ));

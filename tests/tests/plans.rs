@@ -5,7 +5,7 @@
 mod common;
 
 use common::mpirun_outcome;
-use dcuda::plan::{BroadcastPlan, HaloPlan, Placement, ScatterPlan, Slice, Split};
+use dcuda::plan::{BroadcastPlan, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
 use dcuda::Runtime;
 
 /// Runs `plan_checks` under `mpirun -np procs`; its output.
@@ -56,25 +56,42 @@ fn err<T>(r: dcuda::Result<T>) -> String {
 #[test]
 fn bad_plans_are_refused_naming_the_values() {
     let (_rt, at) = one_process();
-    let e = err(ScatterPlan::<u32>::new(&at, Split::Block, 10, 0, 3));
+    let e = err(ScatterPlan::<u32>::new(
+        &at,
+        Split::Block,
+        10,
+        0,
+        Part::of(3),
+    ));
     assert!(
-        e.contains("rank 0 gets 4 elements (blocks of 10), but its part holds 3"),
+        e.contains("rank 0 gets 4 elements (blocks of 10), but its part holds 3 from element 0"),
         "{e}"
     );
-    let e = err(ScatterPlan::<u32>::new(&at, Split::Block, 10, 1, 4));
+    let e = err(ScatterPlan::<u32>::new(
+        &at,
+        Split::Block,
+        10,
+        1,
+        Part::of(4),
+    ));
     assert!(e.contains("root process 1 is not in a job of 1"), "{e}");
     let overlap = Split::Counts {
         counts: vec![2, 2, 0],
         displs: vec![0, 1, 0],
     };
-    let e = err(ScatterPlan::<u32>::new(&at, overlap, 10, 0, 4));
+    let e = err(ScatterPlan::<u32>::new(&at, overlap, 10, 0, Part::of(4)));
     assert!(
         e.contains("rank 1's elements 1..3 overlap rank 0's 0..2"),
         "{e}"
     );
-    let e = err(BroadcastPlan::<u32>::new(&at, 10, 0, 9));
+    let e = err(BroadcastPlan::<u32>::new(
+        &at,
+        10,
+        0,
+        Part::of(11).data_at(2),
+    ));
     assert!(
-        e.contains("a broadcast of 10 elements from process 0 into parts of 9"),
+        e.contains("a broadcast of 10 elements from process 0 into parts of 11 from element 2"),
         "{e}"
     );
     let s = |from_rank, from, to_rank, to| Slice {
@@ -112,7 +129,7 @@ fn bad_plans_are_refused_naming_the_values() {
 #[test]
 fn bad_calls_are_refused_naming_the_values() {
     let (rt, at) = one_process();
-    let plan = ScatterPlan::<u32>::new(&at, Split::Cyclic(2), 10, 0, 4).unwrap();
+    let plan = ScatterPlan::<u32>::new(&at, Split::Cyclic(2), 10, 0, Part::of(4)).unwrap();
     let mut parts = rt.alloc::<u32>(12).unwrap();
     let e = err(plan.scatter(Some(&[0; 9]), &mut parts));
     assert!(
@@ -134,7 +151,7 @@ fn bad_calls_are_refused_naming_the_values() {
 #[test]
 fn plans_fill_mapped_host_memory_too() {
     let (rt, at) = one_process();
-    let plan = ScatterPlan::<u64>::new(&at, Split::Cyclic(2), 10, 0, 4).unwrap();
+    let plan = ScatterPlan::<u64>::new(&at, Split::Cyclic(2), 10, 0, Part::of(4)).unwrap();
     let mut parts = rt.alloc_mapped::<u64>(12).unwrap();
     let input: Vec<u64> = (100..110).collect();
     plan.scatter(Some(&input), &mut parts).unwrap();

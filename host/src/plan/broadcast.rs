@@ -1,6 +1,6 @@
 //! Broadcast a host array to every rank's part.
 
-use super::parts::{as_bytes, check_room, copy, write, Parts};
+use super::parts::{as_bytes, check_room, copy, write, Part, Parts};
 use super::scatter::piece_elems;
 use super::wire::{self, CallId};
 use super::Placement;
@@ -17,22 +17,22 @@ pub struct BroadcastPlan<T: DeviceCopy> {
     at: Placement,
     n: usize,
     root: u32,
-    part_len: usize,
+    part: Part,
     plan: u32,
     calls: AtomicU32,
     _elements: PhantomData<T>,
 }
 
 impl<T: DeviceCopy> BroadcastPlan<T> {
-    /// Collective: a plan for `n` elements of process `root`, into parts
-    /// of `part_len` elements.
-    pub fn new(at: &Placement, n: usize, root: u32, part_len: usize) -> Result<BroadcastPlan<T>> {
+    /// Collective: a plan for `n` elements of process `root`, into every
+    /// rank's part where `part` says.
+    pub fn new(at: &Placement, n: usize, root: u32, part: Part) -> Result<BroadcastPlan<T>> {
         const CALL: &str = "BroadcastPlan::new";
-        if root >= at.processes() || n > part_len {
+        if root >= at.processes() || !part.fits(n) {
             return Err(Error::InvalidArgument {
                 call: CALL,
                 reason: format!(
-                    "a broadcast of {n} elements from process {root} into parts of {part_len} in a job of {} processes",
+                    "a broadcast of {n} elements from process {root} into {part} in a job of {} processes",
                     at.processes()
                 ),
             });
@@ -40,7 +40,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         at.agree(
             CALL,
             format!(
-                "a broadcast of {n} {} from process {root} into parts of {part_len}",
+                "a broadcast of {n} {} from process {root} into {part}",
                 std::any::type_name::<T>()
             ),
         )?;
@@ -48,7 +48,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             at: at.clone(),
             n,
             root,
-            part_len,
+            part,
             plan: wire::next_plan(),
             calls: AtomicU32::new(0),
             _elements: PhantomData,
@@ -62,11 +62,11 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             .filter(|&q| !self.at.ranks_of(q).is_empty())
             .map(|q| (self.root, q, bytes));
         format!(
-            "broadcast of {} {} from process {}, parts of {} (one copy a process, then device copies to its other ranks):\n{}",
+            "broadcast of {} {} from process {}, {} (one copy a process, then device copies to its other ranks):\n{}",
             self.n,
             std::any::type_name::<T>(),
             self.root,
-            self.part_len,
+            self.part,
             self.at.explain_pairs(pairs)
         )
     }
@@ -81,7 +81,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             call: self.calls.fetch_add(1, Ordering::Relaxed),
         };
         let local = self.at.ranks_of(me).len();
-        check_room(CALL, me, parts, local as u32, self.part_len)?;
+        check_room(CALL, me, parts, local as u32, self.part.len)?;
         if me == self.root {
             let host = match host {
                 Some(h) if h.len() == self.n => h,
@@ -106,18 +106,18 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
                 }
             }
             if local > 0 {
-                write(parts, 0, as_bytes(host))?;
+                write(parts, self.part.start(0), as_bytes(host))?;
             }
         } else if local > 0 {
             let mut k = 0;
             while k < self.n {
                 let got = wire::recv(self.at.transport()?, self.root, id)?;
-                write(parts, k, &got)?;
+                write(parts, self.part.start(0) + k, &got)?;
                 k += got.len() / std::mem::size_of::<T>();
             }
         }
         for i in 1..local {
-            copy(parts, i * self.part_len, 0, self.n)?;
+            copy(parts, self.part.start(i), self.part.start(0), self.n)?;
         }
         self.at.flush()
     }

@@ -3,8 +3,8 @@
 //! processes of a job (the patterns of seed 003, MCL).
 //!
 //! Every process holds its ranks' parts in one buffer (device memory or
-//! mapped host memory), `part_len` elements a rank, rank `i` of the process
-//! at `i * part_len`: the layout a rank kernel's windows usually have. A
+//! mapped host memory), [`Part::len`] elements a rank, rank `i` of the
+//! process at `i * len`: the layout a rank kernel's windows usually have. A
 //! plan is made once, collectively, from a [`Placement`] (which process
 //! holds which ranks, on which node) and the pattern's layout, and is used
 //! again and again:
@@ -33,7 +33,7 @@ mod wire;
 
 pub use broadcast::BroadcastPlan;
 pub use halo::{HaloPlan, Slice};
-pub use parts::Parts;
+pub use parts::{Part, Parts};
 pub use scatter::ScatterPlan;
 pub use split::Split;
 

@@ -40,6 +40,51 @@ impl<T: DeviceCopy> Parts<T> for MappedBuffer<T> {
     }
 }
 
+/// Where the ranks' data lie in their process's buffer: parts of `len`
+/// elements, the process's rank `i` at `i * len`, its data from `offset`
+/// on in its part (after a ghost zone, say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Elements in a part.
+    pub len: usize,
+    /// Where a rank's data start in its part.
+    pub offset: usize,
+}
+
+impl Part {
+    /// Parts of `len` elements, the data at their start.
+    pub fn of(len: usize) -> Part {
+        Part { len, offset: 0 }
+    }
+
+    /// The same parts, the data from `offset` on.
+    pub fn data_at(self, offset: usize) -> Part {
+        Part { offset, ..self }
+    }
+
+    /// Where the data of the process's rank `i` start in its buffer.
+    pub(super) fn start(&self, i: usize) -> usize {
+        i * self.len + self.offset
+    }
+
+    /// Whether `count` elements fit after the offset.
+    pub(super) fn fits(&self, count: usize) -> bool {
+        self.offset
+            .checked_add(count)
+            .is_some_and(|end| end <= self.len)
+    }
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "parts of {}", self.len)?;
+        if self.offset > 0 {
+            write!(f, " from element {}", self.offset)?;
+        }
+        Ok(())
+    }
+}
+
 /// Checks that `parts` holds `ranks` parts of `part_len` elements.
 pub(super) fn check_room<T: DeviceCopy>(
     call: &'static str,

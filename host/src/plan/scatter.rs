@@ -1,6 +1,6 @@
 //! Scatter a host array to the ranks' parts, and gather it back.
 
-use super::parts::{as_bytes, check_room, read, write, Parts};
+use super::parts::{as_bytes, check_room, read, write, Part, Parts};
 use super::split::{collect, spread, Split};
 use super::wire::{self, CallId};
 use super::Placement;
@@ -18,7 +18,7 @@ pub struct ScatterPlan<T: DeviceCopy> {
     split: Split,
     n: usize,
     root: u32,
-    part_len: usize,
+    part: Part,
     plan: u32,
     calls: AtomicU32,
     _elements: PhantomData<T>,
@@ -26,15 +26,15 @@ pub struct ScatterPlan<T: DeviceCopy> {
 
 impl<T: DeviceCopy> ScatterPlan<T> {
     /// Collective: a plan for `n` elements held by process `root`, split
-    /// among the ranks by `split`, each rank's share at the start of its
-    /// part of `part_len` elements. Fails, naming the values, when a
+    /// among the ranks by `split`, each rank's share in its part where
+    /// `part` says. Fails, naming the values, when a
     /// rank's share does not fit or the processes' plans differ.
     pub fn new(
         at: &Placement,
         split: Split,
         n: usize,
         root: u32,
-        part_len: usize,
+        part: Part,
     ) -> Result<ScatterPlan<T>> {
         const CALL: &str = "ScatterPlan::new";
         if root >= at.processes() {
@@ -46,17 +46,21 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         split.check(CALL, n, at.ranks())?;
         for r in 0..at.ranks() {
             let c = split.count(n, at.ranks(), r);
-            if c > part_len {
+            if !part.fits(c) {
                 return Err(Error::InvalidArgument {
                     call: CALL,
-                    reason: format!("rank {r} gets {c} elements ({split} of {n}), but its part holds {part_len}"),
+                    reason: format!(
+                        "rank {r} gets {c} elements ({split} of {n}), but its part holds {} from element {}",
+                        part.len.saturating_sub(part.offset),
+                        part.offset
+                    ),
                 });
             }
         }
         at.agree(
             CALL,
             format!(
-                "a scatter of {n} {} ({split}) from process {root} into parts of {part_len}",
+                "a scatter of {n} {} ({split}) from process {root} into {part}",
                 std::any::type_name::<T>()
             ),
         )?;
@@ -65,7 +69,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             split,
             n,
             root,
-            part_len,
+            part,
             plan: wire::next_plan(),
             calls: AtomicU32::new(0),
             _elements: PhantomData,
@@ -84,12 +88,12 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             (bytes > 0).then(|| (self.root, q, bytes * std::mem::size_of::<T>()))
         });
         format!(
-            "scatter/gather of {} {} ({}) at process {}, parts of {}:\n{}",
+            "scatter/gather of {} {} ({}) at process {}, {}:\n{}",
             self.n,
             std::any::type_name::<T>(),
             self.split,
             self.root,
-            self.part_len,
+            self.part,
             self.at.explain_pairs(pairs)
         )
     }
@@ -127,7 +131,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             me,
             parts,
             self.at.ranks_of(me).len() as u32,
-            self.part_len,
+            self.part.len,
         )?;
         if me == self.root {
             self.root_slice_len(CALL, host.map(<[T]>::len))?;
@@ -151,7 +155,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                                 &packed[..]
                             }
                         };
-                        write(parts, i * self.part_len, as_bytes(share))?;
+                        write(parts, self.part.start(i), as_bytes(share))?;
                         continue;
                     }
                     let t = self.at.transport()?;
@@ -169,7 +173,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             let (count, mut k) = (self.count(r), 0);
             while k < count {
                 let got = wire::recv(self.at.transport()?, self.root, id)?;
-                write(parts, i * self.part_len + k, &got)?;
+                write(parts, self.part.start(i) + k, &got)?;
                 k += got.len() / std::mem::size_of::<T>();
             }
         }
@@ -186,7 +190,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             me,
             parts,
             self.at.ranks_of(me).len() as u32,
-            self.part_len,
+            self.part.len,
         )?;
         let piece = piece_elems::<T>();
         if me != self.root {
@@ -195,7 +199,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                 let count = self.count(r);
                 for k in (0..count).step_by(piece) {
                     buf.resize(piece.min(count - k) * std::mem::size_of::<T>(), 0u8);
-                    read(parts, i * self.part_len + k, &mut buf)?;
+                    read(parts, self.part.start(i) + k, &mut buf)?;
                     wire::send(self.at.transport()?, self.root, id, &buf)?;
                 }
             }
@@ -209,7 +213,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                 let count = self.count(r);
                 if q == me {
                     let mut bytes = vec![0u8; count * std::mem::size_of::<T>()];
-                    read(parts, i * self.part_len, &mut bytes)?;
+                    read(parts, self.part.start(i), &mut bytes)?;
                     spread(&runs, 0, &from_bytes::<T>(&bytes), host);
                     continue;
                 }

@@ -3,7 +3,7 @@
 //! process holds an uneven number of ranks and checks its own parts
 //! against a host reference. Exits non-zero on the first mismatch.
 
-use dcuda::plan::{Placement, ScatterPlan, Split};
+use dcuda::plan::{Part, Placement, ScatterPlan, Split};
 use dcuda::Runtime;
 use dcuda_tests::plans::{check_broadcast, check_halo, check_scatter, splits, MANY_PIECES};
 
@@ -45,7 +45,7 @@ fn main() {
     if processes > 1 {
         // Processes that make different plans are told, naming both.
         let n = if process == 0 { 10 } else { 11 };
-        let e = ScatterPlan::<u32>::new(&at, Split::Block, n, 0, 100).err();
+        let e = ScatterPlan::<u32>::new(&at, Split::Block, n, 0, Part::of(100)).err();
         let text = e.map(|e| e.to_string()).unwrap_or_default();
         let named = if process == 0 {
             "process 1 made another plan"
@@ -66,10 +66,11 @@ fn main() {
     }
     if process != 0 {
         // Process 0 makes one more plan below; the plan is collective.
-        dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, 1000).expect("a plan");
+        dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, Part::of(1000)).expect("a plan");
     }
     if process == 0 {
-        let plan = dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, 1000).expect("a plan");
+        let plan =
+            dcuda::plan::BroadcastPlan::<u32>::new(&at, 1000, 0, Part::of(1000)).expect("a plan");
         print!("{}", plan.explain());
     }
     println!("plan_checks: process {process} of {processes}: {checks} checks passed");
