@@ -12,6 +12,7 @@ pub mod messages;
 pub mod misuse;
 pub mod probe;
 pub mod runtime_checks;
+pub mod smooth;
 pub mod stats;
 pub mod stress;
 pub mod traced;
