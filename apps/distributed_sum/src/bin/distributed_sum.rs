@@ -1,8 +1,10 @@
 //! The distributed sum: as many ranks as fit on the device each sum their
 //! block, then combine in a binomial tree with notified puts. Checked
 //! against the host's sum. Under `mpirun -np N` the tree spans the ranks of
-//! every process (one GPU each); process 0 checks the total.
+//! every process (one GPU each); process 0 makes the input, scatters it
+//! to the ranks with a transfer plan, and checks the total.
 
+use dcuda::plan::{Part, Placement, ScatterPlan, Split};
 use dcuda::{RunConfig, Runtime};
 use distributed_sum_kernels::{value, SumArgs, DISTRIBUTED_SUM, DISTRIBUTED_SUM_REDUCE};
 
@@ -19,10 +21,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = RunConfig::new(128).ranks(fit);
     let info = module.rank_info(&DISTRIBUTED_SUM, &config)?;
     let threads = config.threads_per_rank() as u64;
-    let first = info.first_rank as u64 * threads;
-    let mine = info.ranks_on_device as u64 * threads;
-    let data: Vec<f64> = (first..first + mine).map(value).collect();
-    let input = rt.upload(&data)?;
+    // Process 0 holds the whole input; a scatter plan gives every rank its
+    // block of `threads` values (see "Moving data in and out").
+    let n = info.rank_count as usize * threads as usize;
+    let at = Placement::new(&rt, info.ranks_on_device)?;
+    let load = ScatterPlan::<f64>::new(&at, Split::Block, n, 0, Part::of(threads as usize))?;
+    let data: Vec<f64> = match info.process_index {
+        0 => (0..n as u64).map(value).collect(),
+        _ => Vec::new(),
+    };
+    let mut input = rt.alloc::<f64>(info.ranks_on_device as usize * threads as usize)?;
+    load.scatter((info.process_index == 0).then_some(&data[..]), &mut input)?;
     let partials = rt.alloc::<f64>(info.rank_count as usize)?;
     let result = rt.alloc::<f64>(1)?;
     let args = SumArgs {
