@@ -98,11 +98,17 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         )
     }
 
-    fn next_call(&self) -> CallId {
-        CallId {
+    /// A call's number (counted even when the call then fails, as on the
+    /// other processes), after checking this process's buffer.
+    fn begin(&self, call: &'static str, parts: &dyn Parts<T>) -> Result<(u32, CallId)> {
+        let me = self.at.process();
+        let id = CallId {
             plan: self.plan,
             call: self.calls.fetch_add(1, Ordering::Relaxed),
-        }
+        };
+        let ranks = self.at.ranks_of(me).len() as u32;
+        check_room(call, me, parts, ranks, self.part.len)?;
+        Ok((me, id))
     }
 
     fn root_slice_len(&self, call: &'static str, len: Option<usize>) -> Result<()> {
@@ -121,18 +127,11 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     }
 
     /// Collective: copies each rank's share of `host` (read on the root
-    /// process only; others may pass `None`) to the start of its part in
-    /// its process's `parts`.
+    /// process only; others may pass `None`) to its part in its process's
+    /// `parts`, where the plan's [`Part`] says.
     pub fn scatter(&self, host: Option<&[T]>, parts: &mut impl Parts<T>) -> Result<()> {
         const CALL: &str = "ScatterPlan::scatter";
-        let (me, id) = (self.at.process(), self.next_call());
-        check_room(
-            CALL,
-            me,
-            parts,
-            self.at.ranks_of(me).len() as u32,
-            self.part.len,
-        )?;
+        let (me, id) = self.begin(CALL, parts)?;
         if me == self.root {
             self.root_slice_len(CALL, host.map(<[T]>::len))?;
         }
@@ -180,18 +179,11 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         self.flush()
     }
 
-    /// Collective: copies each rank's share back from the start of its
-    /// part into `host` on the root process (others may pass `None`).
+    /// Collective: copies each rank's share back from its part into `host`
+    /// on the root process (others may pass `None`).
     pub fn gather(&self, parts: &impl Parts<T>, host: Option<&mut [T]>) -> Result<()> {
         const CALL: &str = "ScatterPlan::gather";
-        let (me, id) = (self.at.process(), self.next_call());
-        check_room(
-            CALL,
-            me,
-            parts,
-            self.at.ranks_of(me).len() as u32,
-            self.part.len,
-        )?;
+        let (me, id) = self.begin(CALL, parts)?;
         let piece = piece_elems::<T>();
         if me != self.root {
             let mut buf = Vec::new();
