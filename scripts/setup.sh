@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing dcuda needs; skips what is there.
 #   scripts/setup.sh            rustup components (enough to build and run)
-#   scripts/setup.sh --full     also ptxas (PyPI wheel) and mdbook, for the test suite
+#   scripts/setup.sh --full     also ptxas (PyPI wheel), mdbook and a one-node Slurm (apt), for the test suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +39,12 @@ if ! dpkg -s libopenmpi-dev openmpi-bin libclang-dev >/dev/null 2>&1; then
 fi
 
 [ "$full" = 1 ] || exit 0
+
+# A one-node Slurm, for the checks under srun (scripts/srun-checks.sh).
+if ! dpkg -s slurm-wlm munge >/dev/null 2>&1; then
+  log "installing Slurm and munge (apt)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
 
 # ptxas validates every PTX the build produces; it ships in NVIDIA's nvcc wheel.
 PTXAS_DIR=.tools/cuda-nvcc

@@ -15,6 +15,7 @@ step "cargo fmt --check";           cargo fmt --all --check
 step "cargo build";                 cargo build --workspace --all-targets
 step "cargo clippy";                cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test";                  cargo test --workspace
+step "srun";                        scripts/srun-checks.sh target/debug
 step "template project";           scripts/check-template.sh
 step "README example";             scripts/run-example.sh
 step "ptxas";                       scripts/validate-ptx.sh target/debug

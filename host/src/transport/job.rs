@@ -85,8 +85,10 @@ pub fn job(choice: Option<TransportChoice>) -> Result<Option<Job>> {
         .map_err(Error::JobSetup)
 }
 
-/// Whether a launcher started this process as part of a job.
-fn launched_by_mpirun() -> bool {
+/// Whether a launcher started this process as part of a job: `mpirun`
+/// (Open MPI's or MPICH's), or `srun` with several tasks (with or without
+/// a process-manager interface for MPI).
+fn launched_by_mpirun(var: &dyn Fn(&str) -> Option<String>) -> bool {
     [
         "OMPI_COMM_WORLD_SIZE",
         "PMI_SIZE",
@@ -94,7 +96,38 @@ fn launched_by_mpirun() -> bool {
         "MPI_LOCALNRANKS",
     ]
     .iter()
-    .any(|v| std::env::var_os(v).is_some())
+    .any(|v| var(v).is_some())
+        || launcher_tasks(var).is_some_and(|(n, _)| n > 1)
+}
+
+/// How many processes the launcher started, and the variable that says
+/// so. `mpirun` first: inside a Slurm allocation it starts its processes
+/// through `srun` steps of its own, whose task counts are not the job's.
+/// The batch step of `sbatch` has no step task count: a program run there
+/// directly is one process.
+fn launcher_tasks(var: &dyn Fn(&str) -> Option<String>) -> Option<(u32, &'static str)> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]
+        .into_iter()
+        .find_map(|v| Some((var(v)?.trim().parse().ok()?, v)))
+}
+
+/// Fails when MPI's job is not the one the launcher started: each of
+/// `srun`'s tasks would otherwise run alone, silently (MPI makes a job of
+/// one when it cannot reach the launcher's process manager).
+fn check_launcher(processes: u32, var: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    match launcher_tasks(var) {
+        Some((n, from)) if n != processes => Err(Error::Network {
+            call: "setup",
+            reason: format!(
+                "the launcher started {n} processes ({from}={n}), but MPI sees a job of {processes}: MPI did not reach the launcher's process manager. Under srun, pass --mpi=pmix (srun --mpi=list shows what this Slurm has) or set MpiDefault=pmix in slurm.conf; under mpirun, use the mpirun of the MPI that dcuda was built with"
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
@@ -118,8 +151,12 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
         TransportChoice::Instance(t) => t,
         TransportChoice::Named(name) => match name.trim() {
             "none" => return Ok(None),
-            "" if !launched_by_mpirun() => return Ok(None),
-            "" | "mpi" => open_mpi()?,
+            "" if !launched_by_mpirun(&env_var) => return Ok(None),
+            "" | "mpi" => {
+                let mpi = open_mpi()?;
+                check_launcher(mpi.processes(), &env_var)?;
+                mpi
+            }
             other => {
                 return Err(Error::InvalidEnv {
                     var: "DCUDA_TRANSPORT",
@@ -176,4 +213,58 @@ pub(crate) fn noted<T>(result: Result<T>) -> Result<T> {
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recorded environment, as `name=value` lines.
+    fn env(lines: &'static str) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            lines.lines().find_map(|l| {
+                let (k, v) = l.trim().split_once('=')?;
+                (k == name).then(|| v.to_string())
+            })
+        }
+    }
+
+    // Recorded with Slurm 22.05 and Open MPI 4.1 on one node.
+    const SRUN_NO_PMI: &str =
+        "SLURM_NTASKS=2\nSLURM_PROCID=1\nSLURM_LOCALID=1\nSLURM_STEP_NUM_TASKS=2\nSLURM_STEPID=0";
+    const SRUN_PMIX: &str = "SLURM_NTASKS=2\nSLURM_PROCID=0\nSLURM_STEP_NUM_TASKS=2\nPMIX_RANK=0";
+    const SBATCH_STEP: &str = "SLURM_NTASKS=2\nSLURM_PROCID=0\nSLURM_LOCALID=0";
+    const MPIRUN: &str = "OMPI_COMM_WORLD_SIZE=3\nOMPI_COMM_WORLD_RANK=2\nPMIX_RANK=2";
+    const MPIRUN_IN_ALLOCATION: &str =
+        "SLURM_NTASKS=4\nSLURM_STEP_NUM_TASKS=1\nOMPI_COMM_WORLD_SIZE=4\nPMIX_RANK=1";
+
+    #[test]
+    fn launchers_are_recognised_from_their_environments() {
+        assert!(launched_by_mpirun(&env(SRUN_NO_PMI)));
+        assert!(launched_by_mpirun(&env(SRUN_PMIX)));
+        assert!(launched_by_mpirun(&env(MPIRUN)));
+        assert!(launched_by_mpirun(&env(MPIRUN_IN_ALLOCATION)));
+        assert!(!launched_by_mpirun(&env(SBATCH_STEP)));
+        assert!(!launched_by_mpirun(&env("SLURM_STEP_NUM_TASKS=1")));
+        assert_eq!(
+            launcher_tasks(&env(MPIRUN_IN_ALLOCATION)),
+            Some((4, "OMPI_COMM_WORLD_SIZE"))
+        );
+        assert_eq!(
+            launcher_tasks(&env(SRUN_PMIX)),
+            Some((2, "SLURM_STEP_NUM_TASKS"))
+        );
+    }
+
+    #[test]
+    fn an_mpi_that_missed_the_launcher_is_an_error() {
+        let e = check_launcher(1, &env(SRUN_NO_PMI))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the launcher started 2 processes (SLURM_STEP_NUM_TASKS=2), but MPI sees a job of 1"), "{e}");
+        assert!(e.contains("--mpi=pmix"), "{e}");
+        assert!(check_launcher(2, &env(SRUN_PMIX)).is_ok());
+        assert!(check_launcher(4, &env(MPIRUN_IN_ALLOCATION)).is_ok());
+        assert!(check_launcher(1, &env(SBATCH_STEP)).is_ok());
+    }
 }
