@@ -3,7 +3,7 @@
 //! `plan_checks` program runs them). Each process checks its own ranks'
 //! parts; the root checks what it gathered.
 
-use dcuda::plan::{BroadcastPlan, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
+use dcuda::plan::{BroadcastPlan, Grid, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
 use dcuda::{DeviceBuffer, Runtime};
 
 type Check = Result<(), String>;
@@ -144,75 +144,147 @@ pub fn check_broadcast(rt: &Runtime, at: &Placement, n: usize, root: u32) -> Che
     Ok(())
 }
 
-/// A line halo, and a list of slices: each ghost zone holds what its
-/// neighbour's own elements held; nothing else changed.
+/// Rank `r`'s element `j` before an exchange.
+fn value(r: u32, j: usize) -> u32 {
+    r * 10_000_000 + j as u32
+}
+
+/// This process's parts (of `part_len`, each element its `value`) before
+/// and after `plan` exchanged them twice.
+fn exchanged(
+    rt: &Runtime,
+    at: &Placement,
+    part_len: usize,
+    plan: &HaloPlan<u32>,
+) -> Result<(Vec<u32>, Vec<u32>), String> {
+    let local = at.ranks_of(at.process());
+    let init: Vec<u32> = local
+        .flat_map(|r| (0..part_len).map(move |j| value(r, j)))
+        .collect();
+    let mut buf = rt.upload(&init).map_err(|e| e.to_string())?;
+    for _ in 0..2 {
+        plan.exchange(&mut buf).map_err(|e| e.to_string())?;
+    }
+    Ok((init, buf.download().map_err(|e| e.to_string())?))
+}
+
+/// The first element where `got` differs from `want`, named.
+fn compare(at: &Placement, what: &str, part_len: usize, got: &[u32], want: &[u32]) -> Check {
+    match (0..got.len()).find(|&i| got[i] != want[i]) {
+        Some(i) => Err(format!(
+            "{what}: element {} of rank {}'s part is {}, expected {}",
+            i % part_len,
+            at.ranks_of(at.process()).start + (i / part_len) as u32,
+            got[i],
+            want[i]
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `slices` exchanged by `HaloPlan::new`: each block lands where it says.
+fn check_slices(rt: &Runtime, at: &Placement, part_len: usize, slices: Vec<Slice>) -> Check {
+    let plan = HaloPlan::<u32>::new(at, part_len, slices.clone()).map_err(|e| e.to_string())?;
+    let (mut want, got) = exchanged(rt, at, part_len, &plan)?;
+    let local = at.ranks_of(at.process());
+    for s in slices.iter().filter(|s| local.contains(&s.to_rank)) {
+        let base = (s.to_rank - local.start) as usize * part_len;
+        for b in 0..s.blocks {
+            for k in 0..s.len {
+                want[base + s.to + b * s.to_stride + k] =
+                    value(s.from_rank, s.from + b * s.from_stride + k);
+            }
+        }
+    }
+    compare(
+        at,
+        &format!("{} slices", slices.len()),
+        part_len,
+        &got,
+        &want,
+    )
+}
+
+/// A line halo, and lists of slices (runs, and columns): each ghost zone
+/// holds what its neighbour's own elements held; nothing else changed.
 pub fn check_halo(rt: &Runtime, at: &Placement, halo: usize, periodic: bool) -> Check {
     let part_len = 3 * halo + 1;
     let plan = HaloPlan::<u32>::line(at, part_len, halo, periodic).map_err(|e| e.to_string())?;
-    let value = |r: u32, j: usize| r * 10_000_000 + j as u32;
-    let check = |slices: &[Slice], plan: &HaloPlan<u32>| -> Check {
-        let me = at.process();
-        let local = at.ranks_of(me);
-        let init: Vec<u32> = local
-            .clone()
-            .flat_map(|r| (0..part_len).map(move |j| value(r, j)))
-            .collect();
-        let mut buf = rt.upload(&init).map_err(|e| e.to_string())?;
-        for _ in 0..2 {
-            plan.exchange(&mut buf).map_err(|e| e.to_string())?;
-        }
-        let mut want = init;
-        for s in slices.iter().filter(|s| local.contains(&s.to_rank)) {
-            let base = (s.to_rank - local.start) as usize * part_len;
-            for k in 0..s.len {
-                want[base + s.to + k] = value(s.from_rank, s.from + k);
+    let (mut want, got) = exchanged(rt, at, part_len, &plan)?;
+    let (n, local) = (at.ranks(), at.ranks_of(at.process()));
+    for r in local.clone() {
+        let base = (r - local.start) as usize * part_len;
+        for k in 0..halo {
+            if periodic || r > 0 {
+                want[base + k] = value((r + n - 1) % n, part_len - 2 * halo + k);
+            }
+            if periodic || r + 1 < n {
+                want[base + part_len - halo + k] = value((r + 1) % n, halo + k);
             }
         }
-        let got = buf.download().map_err(|e| e.to_string())?;
-        match (0..got.len()).find(|&i| got[i] != want[i]) {
-            Some(i) => Err(format!(
-                "halo ({} slices, halo {halo}): element {} of rank {}'s part is {}, expected {}",
-                slices.len(),
-                i % part_len,
-                local.start + (i / part_len) as u32,
-                got[i],
-                want[i]
-            )),
-            None => Ok(()),
-        }
-    };
-    let n = at.ranks();
-    let line: Vec<Slice> = (0..n)
+    }
+    compare(
+        at,
+        &format!("line halo {halo}, periodic {periodic}"),
+        part_len,
+        &got,
+        &want,
+    )?;
+    // Any runs: each rank's first elements to the rank two on.
+    let w = halo.min(3);
+    let skew = (0..n)
+        .map(|r| Slice::run(r, 0, (r + 2) % n, part_len - w, w))
+        .collect();
+    check_slices(rt, at, part_len, skew)?;
+    // Columns of a 5-wide tile of `halo` rows: column 0 to column 3 of the
+    // next rank, column 1 to column 4 of the rank before.
+    let tile = 5 * halo;
+    let columns = (0..n)
         .flat_map(|r| {
-            let (before, after) = ((r + n - 1) % n, (r + 1) % n);
-            let down = (periodic || r > 0).then_some(Slice {
-                from_rank: r,
-                from: halo,
-                to_rank: before,
-                to: part_len - halo,
-                len: halo,
-            });
-            let up = (periodic || r + 1 < n).then_some(Slice {
-                from_rank: r,
-                from: part_len - 2 * halo,
-                to_rank: after,
-                to: 0,
-                len: halo,
-            });
-            down.into_iter().chain(up)
+            let down = Slice::run(r, 0, (r + 1) % n, 3, 1).repeated(halo, 5, 5);
+            let up = Slice::run(r, 1, (r + n - 1) % n, 4, 1).repeated(halo, 5, 5);
+            [down, up]
         })
         .collect();
-    check(&line, &plan)?;
-    // Any slices: each rank's first elements to the rank two on.
-    let skew: Vec<Slice> = (0..n)
-        .map(|r| Slice {
-            from_rank: r,
-            from: 0,
-            to_rank: (r + 2) % n,
-            to: part_len - halo.min(3),
-            len: halo.min(3),
-        })
-        .collect();
-    let plan = HaloPlan::<u32>::new(at, part_len, skew.clone()).map_err(|e| e.to_string())?;
-    check(&skew, &plan)
+    check_slices(rt, at, tile, columns)
+}
+
+/// A 2D grid halo (`HaloPlan::grid`) against a reference written from
+/// the grid's geometry: each frame side holds the facing own rows or
+/// columns of the neighbour there; corners and own elements unchanged.
+pub fn check_grid(rt: &Runtime, at: &Placement, g: Grid) -> Check {
+    // ANCHOR: grid_plan
+    let plan = HaloPlan::<u32>::grid(at, g).map_err(|e| e.to_string())?;
+    let part_len = g.part_len(); // each rank's framed tile, row-major
+                                 // ANCHOR_END: grid_plan
+    let (mut want, got) = exchanged(rt, at, part_len, &plan)?;
+    let (h, pitch, local) = (g.halo, g.cols + 2 * g.halo, at.ranks_of(at.process()));
+    let (px, py) = (g.ranks_x as i64, g.ranks_y as i64);
+    let at_grid = |x: i64, y: i64| {
+        let inside = (0..px).contains(&x) && (0..py).contains(&y);
+        (inside || g.periodic).then(|| (y.rem_euclid(py) * px + x.rem_euclid(px)) as u32)
+    };
+    for r in local.clone() {
+        let base = (r - local.start) as usize * part_len;
+        let (x, y) = ((r % g.ranks_x) as i64, (r / g.ranks_x) as i64);
+        for i in 0..h {
+            for j in h..h + g.cols {
+                if let Some(n) = at_grid(x, y - 1) {
+                    want[base + i * pitch + j] = value(n, (g.rows + i) * pitch + j);
+                }
+                if let Some(s) = at_grid(x, y + 1) {
+                    want[base + (h + g.rows + i) * pitch + j] = value(s, (h + i) * pitch + j);
+                }
+            }
+            for row in h..h + g.rows {
+                if let Some(w) = at_grid(x - 1, y) {
+                    want[base + row * pitch + i] = value(w, row * pitch + g.cols + i);
+                }
+                if let Some(e) = at_grid(x + 1, y) {
+                    want[base + row * pitch + h + g.cols + i] = value(e, row * pitch + h + i);
+                }
+            }
+        }
+    }
+    compare(at, &format!("{g:?}"), part_len, &got, &want)
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::mpirun_outcome;
-use dcuda::plan::{BroadcastPlan, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
+use dcuda::plan::{BroadcastPlan, Grid, HaloPlan, Part, Placement, ScatterPlan, Slice, Split};
 use dcuda::Runtime;
 
 /// Runs `plan_checks` under `mpirun -np procs`; its output.
@@ -94,13 +94,7 @@ fn bad_plans_are_refused_naming_the_values() {
         e.contains("a broadcast of 10 elements from process 0 into parts of 11 from element 2"),
         "{e}"
     );
-    let s = |from_rank, from, to_rank, to| Slice {
-        from_rank,
-        from,
-        to_rank,
-        to,
-        len: 2,
-    };
+    let s = |from_rank, from, to_rank, to| Slice::run(from_rank, from, to_rank, to, 2);
     let e = err(HaloPlan::<u32>::new(
         &at,
         8,
@@ -119,6 +113,43 @@ fn bad_plans_are_refused_naming_the_values() {
     assert!(e.contains("leaves rank 0's part of 8"), "{e}");
     let e = err(HaloPlan::<u32>::new(&at, 8, vec![s(0, 0, 3, 0)]));
     assert!(e.contains("names rank 3 of 3"), "{e}");
+    // Columns: a column written through another's cells, and one that
+    // runs past its part.
+    let column = |at_, to| Slice::run(0, at_, 1, to, 1).repeated(4, 4, 4);
+    let e = err(HaloPlan::<u32>::new(
+        &at,
+        16,
+        vec![column(0, 1), Slice::run(2, 0, 1, 9, 1)],
+    ));
+    assert!(
+        e.contains("slices 0 and 1 collide in rank 1's part (9..10 and 9..10"),
+        "{e}"
+    );
+    let e = err(HaloPlan::<u32>::new(&at, 15, vec![column(0, 3)]));
+    assert!(e.contains("leaves rank 1's part of 15"), "{e}");
+    let g = Grid {
+        ranks_x: 2,
+        ranks_y: 2,
+        rows: 4,
+        cols: 4,
+        halo: 1,
+        periodic: false,
+    };
+    let e = err(HaloPlan::<u32>::grid(&at, g));
+    assert!(
+        e.contains("for 3 ranks: the grid must hold every rank"),
+        "{e}"
+    );
+    let g = Grid {
+        ranks_x: 3,
+        ranks_y: 1,
+        rows: 4,
+        cols: 1,
+        halo: 2,
+        periodic: false,
+    };
+    let e = err(HaloPlan::<u32>::grid(&at, g));
+    assert!(e.contains("a tile at least the halo's width"), "{e}");
     let e = err(HaloPlan::<u32>::line(&at, 5, 2, false));
     assert!(
         e.contains("parts of 5 elements cannot hold two ghost zones of 2"),

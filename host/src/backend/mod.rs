@@ -33,6 +33,43 @@ pub(crate) trait Device: Send + Sync {
     fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()>;
     /// Copies `bytes` between two device addresses and waits.
     fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()>;
+    /// Copies `rows` rows of `width` bytes between device addresses, the
+    /// rows `src_pitch` and `dst_pitch` bytes apart, and waits. The GPU
+    /// does it in one call (a copy engine walks the rows).
+    fn copy_2d(
+        &self,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        rows: usize,
+    ) -> Result<()> {
+        for r in 0..rows {
+            self.copy(
+                dst + (r * dst_pitch) as u64,
+                src + (r * src_pitch) as u64,
+                width,
+            )?;
+        }
+        Ok(())
+    }
+    /// Copies rows of `width` bytes, `pitch` bytes apart from device
+    /// address `src` on, into `dst` back to back (`dst.len() / width` rows).
+    fn read_2d(&self, src: u64, pitch: usize, width: usize, dst: &mut [u8]) -> Result<()> {
+        for (r, row) in dst.chunks_mut(width.max(1)).enumerate() {
+            self.read(src + (r * pitch) as u64, row)?;
+        }
+        Ok(())
+    }
+    /// Copies `src`, rows of `width` bytes back to back, to rows `pitch`
+    /// bytes apart from device address `dst` on.
+    fn write_2d(&self, dst: u64, pitch: usize, width: usize, src: &[u8]) -> Result<()> {
+        for (r, row) in src.chunks(width.max(1)).enumerate() {
+            self.write(dst + (r * pitch) as u64, row)?;
+        }
+        Ok(())
+    }
     /// Raises a `u32` flag in device memory that a running kernel polls.
     fn raise_flag(&self, addr: u64) -> Result<()>;
     /// Waits until all work submitted to the device has finished.

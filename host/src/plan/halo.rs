@@ -1,7 +1,7 @@
 //! Halo exchange: slices of ranks' parts copied into other ranks' parts
 //! between kernel runs.
 
-use super::parts::{check_room, copy, read, write, Parts};
+use super::parts::{check_room, copy_blocks, read_blocks, write_blocks, Blocks, Parts};
 use super::scatter::piece_elems;
 use super::wire::{self, CallId};
 use super::Placement;
@@ -11,29 +11,97 @@ use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// `len` elements at `from` in rank `from_rank`'s part, copied to `to`
-/// in rank `to_rank`'s part.
+/// Elements of rank `from_rank`'s part copied into rank `to_rank`'s part:
+/// `blocks` blocks of `len` elements, the first at `from` (and `to`), the
+/// next `from_stride` (and `to_stride`) elements further on: rows of a
+/// tile, or a column (blocks of one element a row apart).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slice {
     /// The rank whose part is read.
     pub from_rank: u32,
-    /// Where in its part.
+    /// Where its first block starts.
     pub from: usize,
+    /// Elements between its blocks' starts.
+    pub from_stride: usize,
     /// The rank whose part is written.
     pub to_rank: u32,
-    /// Where in its part.
+    /// Where its first block starts.
     pub to: usize,
-    /// Elements.
+    /// Elements between its blocks' starts.
+    pub to_stride: usize,
+    /// Elements in a block.
     pub len: usize,
+    /// Blocks.
+    pub blocks: usize,
+}
+
+impl Slice {
+    /// `len` contiguous elements from `from` in `from_rank`'s part to `to`
+    /// in `to_rank`'s.
+    pub fn run(from_rank: u32, from: usize, to_rank: u32, to: usize, len: usize) -> Slice {
+        Slice {
+            from_rank,
+            from,
+            from_stride: len,
+            to_rank,
+            to,
+            to_stride: len,
+            len,
+            blocks: 1,
+        }
+    }
+
+    /// The same, as `blocks` blocks, `from_stride` and `to_stride` apart.
+    pub fn repeated(self, blocks: usize, from_stride: usize, to_stride: usize) -> Slice {
+        Slice {
+            blocks,
+            from_stride,
+            to_stride,
+            ..self
+        }
+    }
+
+    /// Elements it moves.
+    pub fn elements(&self) -> usize {
+        self.len * self.blocks
+    }
+
+    /// Each block's `(start, end)` on the reading or the writing side.
+    fn ranges(&self, writes: bool) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let (at, stride) = if writes {
+            (self.to, self.to_stride)
+        } else {
+            (self.from, self.from_stride)
+        };
+        (0..self.blocks).map(move |b| (at + b * stride, at + b * stride + self.len))
+    }
+
+    /// Its last element past the end of a part of `part_len`, overflowing
+    /// or not.
+    fn leaves(&self, part_len: usize, writes: bool) -> bool {
+        let (at, stride) = if writes {
+            (self.to, self.to_stride)
+        } else {
+            (self.from, self.from_stride)
+        };
+        let end = self
+            .blocks
+            .saturating_sub(1)
+            .checked_mul(stride)
+            .and_then(|o| o.checked_add(at))
+            .and_then(|s| s.checked_add(self.len));
+        self.len > 0 && self.blocks > 0 && end.is_none_or(|e| e > part_len)
+    }
 }
 
 /// A plan that copies a fixed list of [`Slice`]s between the ranks'
-/// parts: inside a process on the device, between processes staged
-/// through the host in pieces. No slice may write what another writes or
-/// reads, so the order of the copies cannot matter.
+/// parts: inside a process on the device (one 2D copy a slice), between
+/// processes staged through the host in pieces of whole blocks. No slice
+/// may write what another writes or reads, so the order of the copies
+/// cannot matter.
 pub struct HaloPlan<T: DeviceCopy> {
-    at: Placement,
-    part_len: usize,
+    pub(super) at: Placement,
+    pub(super) part_len: usize,
     slices: Vec<Slice>,
     plan: u32,
     calls: AtomicU32,
@@ -45,49 +113,11 @@ impl<T: DeviceCopy> HaloPlan<T> {
     /// elements. Fails, naming the slices, when one leaves its part or
     /// when two collide.
     pub fn new(at: &Placement, part_len: usize, slices: Vec<Slice>) -> Result<HaloPlan<T>> {
-        const CALL: &str = "HaloPlan::new";
-        let bad = |reason: String| Err(Error::InvalidArgument { call: CALL, reason });
-        // Per rank: (start, end, slice index, writes).
-        let mut ranges: Vec<Vec<(usize, usize, usize, bool)>> =
-            vec![Vec::new(); at.ranks() as usize];
-        for (i, s) in slices.iter().enumerate() {
-            for (rank, at_, writes) in [(s.from_rank, s.from, false), (s.to_rank, s.to, true)] {
-                let end = at_.checked_add(s.len).filter(|&e| e <= part_len);
-                match (ranges.get_mut(rank as usize), end) {
-                    (None, _) => {
-                        return bad(format!(
-                            "slice {i} ({s:?}) names rank {rank} of {}",
-                            at.ranks()
-                        ))
-                    }
-                    (_, None) => {
-                        return bad(format!(
-                            "slice {i} ({s:?}) leaves rank {rank}'s part of {part_len}"
-                        ))
-                    }
-                    (Some(r), Some(end)) if s.len > 0 => r.push((at_, end, i, writes)),
-                    _ => {}
-                }
-            }
-        }
-        for (rank, r) in ranges.iter_mut().enumerate() {
-            r.sort();
-            for (j, a) in r.iter().enumerate() {
-                // Later ranges that start before `a` ends overlap it.
-                for b in r[j + 1..].iter().take_while(|b| b.0 < a.1) {
-                    if a.3 || b.3 {
-                        return bad(format!(
-                            "slices {} and {} collide in rank {rank}'s part ({}..{} and {}..{}, one of them written)",
-                            a.2, b.2, a.0, a.1, b.0, b.1
-                        ));
-                    }
-                }
-            }
-        }
+        check_slices(at, part_len, &slices)?;
         let mut hash = std::collections::hash_map::DefaultHasher::new();
         slices.hash(&mut hash);
         at.agree(
-            CALL,
+            "HaloPlan::new",
             format!(
                 "a halo of {} slices (digest {:016x}) of {} in parts of {part_len}",
                 slices.len(),
@@ -105,55 +135,12 @@ impl<T: DeviceCopy> HaloPlan<T> {
         })
     }
 
-    /// Collective: the halo of a line of ranks. Each part is a low ghost
-    /// zone of `halo` elements, the rank's own elements, and a high ghost
-    /// zone of `halo`: a rank's first `halo` own elements go to the high
-    /// ghost zone of the rank before it, its last `halo` to the low ghost
-    /// zone of the rank after it; with `periodic`, the ends wrap around.
-    pub fn line(
-        at: &Placement,
-        part_len: usize,
-        halo: usize,
-        periodic: bool,
-    ) -> Result<HaloPlan<T>> {
-        if part_len < 3 * halo {
-            return Err(Error::InvalidArgument {
-                call: "HaloPlan::line",
-                reason: format!("parts of {part_len} elements cannot hold two ghost zones of {halo} and {halo} own elements"),
-            });
-        }
-        let n = at.ranks();
-        let mut slices = Vec::new();
-        for r in 0..n {
-            let (before, after) = ((r + n - 1) % n, (r + 1) % n);
-            if periodic || r > 0 {
-                slices.push(Slice {
-                    from_rank: r,
-                    from: halo,
-                    to_rank: before,
-                    to: part_len - halo,
-                    len: halo,
-                });
-            }
-            if periodic || r + 1 < n {
-                slices.push(Slice {
-                    from_rank: r,
-                    from: part_len - 2 * halo,
-                    to_rank: after,
-                    to: 0,
-                    len: halo,
-                });
-            }
-        }
-        HaloPlan::new(at, part_len, slices)
-    }
-
     /// The plan and its route between every pair of processes.
     pub fn explain(&self) -> String {
         let mut pairs = std::collections::BTreeMap::new();
         for s in &self.slices {
             let (from, to) = (self.owner(s.from_rank).0, self.owner(s.to_rank).0);
-            *pairs.entry((from, to)).or_insert(0) += s.len * std::mem::size_of::<T>();
+            *pairs.entry((from, to)).or_insert(0) += s.elements() * std::mem::size_of::<T>();
         }
         format!(
             "halo of {} slices of {} in parts of {}:\n{}",
@@ -180,35 +167,121 @@ impl<T: DeviceCopy> HaloPlan<T> {
         };
         let local = self.at.ranks_of(me).len() as u32;
         check_room("HaloPlan::exchange", me, parts, local, self.part_len)?;
-        let (size, piece) = (std::mem::size_of::<T>(), piece_elems::<T>());
+        let size = std::mem::size_of::<T>();
         let mut buf = Vec::new();
-        for s in &self.slices {
+        for s in self.slices.iter().filter(|s| s.elements() > 0) {
             let ((fp, fbase), (tp, tbase)) = (self.owner(s.from_rank), self.owner(s.to_rank));
-            if fp != me {
-                continue;
-            }
-            if tp == me {
-                copy(parts, tbase + s.to, fbase + s.from, s.len)?;
-                continue;
-            }
-            for k in (0..s.len).step_by(piece) {
-                buf.resize(piece.min(s.len - k) * size, 0u8);
-                read(parts, fbase + s.from + k, &mut buf)?;
-                wire::send(self.at.transport()?, tp, id, &buf)?;
+            let from = Blocks {
+                at: fbase + s.from,
+                stride: s.from_stride,
+                len: s.len,
+            };
+            let to = Blocks {
+                at: tbase + s.to,
+                stride: s.to_stride,
+                len: s.len,
+            };
+            if fp == me && tp == me {
+                copy_blocks(parts, to, from, s.blocks)?;
+            } else if fp == me {
+                for (first, blocks) in pieces::<T>(s) {
+                    buf.resize(blocks * s.len * size, 0u8);
+                    read_blocks(
+                        parts,
+                        Blocks {
+                            at: from.at + first * s.from_stride,
+                            ..from
+                        },
+                        &mut buf,
+                    )?;
+                    wire::send(self.at.transport()?, tp, id, &buf)?;
+                }
             }
         }
-        for s in &self.slices {
+        for s in self.slices.iter().filter(|s| s.elements() > 0) {
             let ((fp, _), (tp, tbase)) = (self.owner(s.from_rank), self.owner(s.to_rank));
             if tp != me || fp == me {
                 continue;
             }
-            let mut k = 0;
-            while k < s.len {
+            let to = Blocks {
+                at: tbase + s.to,
+                stride: s.to_stride,
+                len: s.len,
+            };
+            for (first, blocks) in pieces::<T>(s) {
                 let got = wire::recv(self.at.transport()?, fp, id)?;
-                write(parts, tbase + s.to + k, &got)?;
-                k += got.len() / size;
+                if got.len() != blocks * s.len * size {
+                    return Err(Error::InvalidArgument {
+                        call: "HaloPlan::exchange",
+                        reason: format!("process {me} got {} bytes from process {fp} for {blocks} blocks of {} elements", got.len(), s.len),
+                    });
+                }
+                write_blocks(
+                    parts,
+                    Blocks {
+                        at: to.at + first * s.to_stride,
+                        ..to
+                    },
+                    &got,
+                )?;
             }
         }
         self.at.flush()
     }
+}
+
+/// A slice's pieces on the wire: `(first block, blocks)`, whole blocks of
+/// about a piece's size together.
+fn pieces<T>(s: &Slice) -> impl Iterator<Item = (usize, usize)> {
+    let per = (piece_elems::<T>() / s.len.max(1)).max(1);
+    let blocks = s.blocks;
+    (0..blocks)
+        .step_by(per)
+        .map(move |b| (b, per.min(blocks - b)))
+}
+
+/// Every slice stays in its parts, and no slice writes what another
+/// reads or writes.
+fn check_slices(at: &Placement, part_len: usize, slices: &[Slice]) -> Result<()> {
+    let bad = |reason: String| {
+        Err(Error::InvalidArgument {
+            call: "HaloPlan::new",
+            reason,
+        })
+    };
+    // Per rank: (start, end, slice index, writes).
+    let mut ranges: Vec<Vec<(usize, usize, usize, bool)>> = vec![Vec::new(); at.ranks() as usize];
+    for (i, s) in slices.iter().enumerate() {
+        for (rank, writes) in [(s.from_rank, false), (s.to_rank, true)] {
+            let Some(r) = ranges.get_mut(rank as usize) else {
+                return bad(format!(
+                    "slice {i} ({s:?}) names rank {rank} of {}",
+                    at.ranks()
+                ));
+            };
+            if s.leaves(part_len, writes) {
+                return bad(format!(
+                    "slice {i} ({s:?}) leaves rank {rank}'s part of {part_len}"
+                ));
+            }
+            if s.len > 0 {
+                r.extend(s.ranges(writes).map(|(a, b)| (a, b, i, writes)));
+            }
+        }
+    }
+    for (rank, r) in ranges.iter_mut().enumerate() {
+        r.sort();
+        for (j, a) in r.iter().enumerate() {
+            // Later ranges that start before `a` ends overlap it.
+            for b in r[j + 1..].iter().take_while(|b| b.0 < a.1) {
+                if a.3 || b.3 {
+                    return bad(format!(
+                        "slices {} and {} collide in rank {rank}'s part ({}..{} and {}..{}, one of them written)",
+                        a.2, b.2, a.0, a.1, b.0, b.1
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }

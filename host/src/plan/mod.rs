@@ -13,8 +13,9 @@
 //!   blocks, cyclically or by counts and displacements ([`Split`]), and
 //!   [`gather`](ScatterPlan::gather) back;
 //! * [`BroadcastPlan`]: a host array of one process to every rank's part;
-//! * [`HaloPlan`]: slices of ranks' parts copied into other ranks' parts
-//!   between kernel runs (boundary exchange).
+//! * [`HaloPlan`]: slices of ranks' parts (runs, rows or columns) copied
+//!   into other ranks' parts between kernel runs: boundary exchange, with
+//!   [`HaloPlan::line`] and [`HaloPlan::grid`] for the common shapes.
 //!
 //! Each plan's `explain` says which route every pair of processes takes.
 //! The rule: inside a process, copies on the device (host to device, or
@@ -26,6 +27,7 @@
 
 mod broadcast;
 mod halo;
+mod halo_shapes;
 mod parts;
 mod scatter;
 mod split;
@@ -33,6 +35,7 @@ mod wire;
 
 pub use broadcast::BroadcastPlan;
 pub use halo::{HaloPlan, Slice};
+pub use halo_shapes::Grid;
 pub use parts::{Part, Parts};
 pub use scatter::ScatterPlan;
 pub use split::Split;

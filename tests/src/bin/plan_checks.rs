@@ -3,9 +3,11 @@
 //! process holds an uneven number of ranks and checks its own parts
 //! against a host reference. Exits non-zero on the first mismatch.
 
-use dcuda::plan::{Part, Placement, ScatterPlan, Split};
+use dcuda::plan::{Grid, Part, Placement, ScatterPlan, Split};
 use dcuda::Runtime;
-use dcuda_tests::plans::{check_broadcast, check_halo, check_scatter, splits, MANY_PIECES};
+use dcuda_tests::plans::{
+    check_broadcast, check_grid, check_halo, check_scatter, splits, MANY_PIECES,
+};
 
 fn main() {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
@@ -40,6 +42,30 @@ fn main() {
                 format!("halo {halo} {periodic}"),
                 check_halo(&rt, &at, halo, periodic),
             );
+        }
+    }
+    // Grids of 1 x R and of the ranks' factors, tiles of a few elements
+    // and tiles whose halos take several pieces.
+    let ranks = at.ranks();
+    let x = (2..ranks).find(|&x| ranks.is_multiple_of(x)).unwrap_or(1);
+    for (ranks_x, rows, cols, halo) in [
+        (1, 4, 3, 1),
+        (x, 6, 5, 2),
+        (x, 2, 300_000, 1),
+        (ranks / x, 300_000, 2, 2),
+    ] {
+        for periodic in [false, true] {
+            // ANCHOR: grid
+            let g = Grid {
+                ranks_x,
+                ranks_y: ranks / ranks_x,
+                rows,
+                cols,
+                halo,
+                periodic,
+            };
+            // ANCHOR_END: grid
+            ok("grid halo".into(), check_grid(&rt, &at, g));
         }
     }
     if processes > 1 {

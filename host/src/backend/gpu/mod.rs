@@ -249,6 +249,47 @@ impl Device for GpuDevice {
             .map_err(|e| Error::cuda("cuStreamSynchronize", e))
     }
 
+    fn copy_2d(
+        &self,
+        dst: u64,
+        dst_pitch: usize,
+        src: u64,
+        src_pitch: usize,
+        width: usize,
+        rows: usize,
+    ) -> Result<()> {
+        let mut c = copy_2d_desc(width, rows);
+        (c.srcMemoryType, c.srcDevice, c.srcPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, src, src_pitch);
+        (c.dstMemoryType, c.dstDevice, c.dstPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dst, dst_pitch);
+        self.memcpy_2d(&c)
+    }
+
+    fn read_2d(&self, src: u64, pitch: usize, width: usize, dst: &mut [u8]) -> Result<()> {
+        let mut c = copy_2d_desc(width, dst.len() / width.max(1));
+        (c.srcMemoryType, c.srcDevice, c.srcPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, src, pitch);
+        (c.dstMemoryType, c.dstHost, c.dstPitch) = (
+            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+            dst.as_mut_ptr() as *mut c_void,
+            width,
+        );
+        self.memcpy_2d(&c)
+    }
+
+    fn write_2d(&self, dst: u64, pitch: usize, width: usize, src: &[u8]) -> Result<()> {
+        let mut c = copy_2d_desc(width, src.len() / width.max(1));
+        (c.srcMemoryType, c.srcHost, c.srcPitch) = (
+            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+            src.as_ptr() as *const c_void,
+            width,
+        );
+        (c.dstMemoryType, c.dstDevice, c.dstPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dst, pitch);
+        self.memcpy_2d(&c)
+    }
+
     fn raise_flag(&self, addr: u64) -> Result<()> {
         self.write(addr, &1u32.to_le_bytes())
     }
@@ -278,6 +319,36 @@ impl Drop for GpuDevice {
         if self.ctx.bind().is_ok() {
             // SAFETY: created in open(); nothing uses it any more.
             let _ = unsafe { result::stream::destroy(self.copy_stream) };
+        }
+    }
+}
+
+/// A 2D copy of `rows` rows of `width` bytes; the caller sets both sides.
+fn copy_2d_desc(width: usize, rows: usize) -> sys::CUDA_MEMCPY2D {
+    // SAFETY: a plain C struct, valid all zero (no array, offsets 0).
+    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    (c.WidthInBytes, c.Height) = (width, rows);
+    c
+}
+
+impl GpuDevice {
+    /// Runs a 2D copy and waits. `cuMemcpy2D` may refuse pitches it does
+    /// not like (not from `cuMemAllocPitch`); the unaligned variant takes
+    /// any.
+    fn memcpy_2d(&self, c: &sys::CUDA_MEMCPY2D) -> Result<()> {
+        if c.Height == 0 || c.WidthInBytes == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: the callers describe device ranges they checked and host
+        // slices they borrow for the call; the copy is done on return.
+        unsafe {
+            if sys::cuMemcpy2D_v2(c) != sys::cudaError_enum::CUDA_SUCCESS {
+                check("cuMemcpy2DUnaligned", sys::cuMemcpy2DUnaligned_v2(c))?;
+            }
+            // As in `copy`: the legacy stream, which our launches do not wait for.
+            result::stream::synchronize(std::ptr::null_mut())
+                .map_err(|e| Error::cuda("cuStreamSynchronize", e))
         }
     }
 }
