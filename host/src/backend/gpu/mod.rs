@@ -258,36 +258,24 @@ impl Device for GpuDevice {
         width: usize,
         rows: usize,
     ) -> Result<()> {
-        let mut c = copy_2d_desc(width, rows);
-        (c.srcMemoryType, c.srcDevice, c.srcPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, src, src_pitch);
-        (c.dstMemoryType, c.dstDevice, c.dstPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dst, dst_pitch);
-        self.memcpy_2d(&c)
+        self.memcpy_2d(&copy_2d_desc(
+            Side::Device(src, src_pitch),
+            Side::Device(dst, dst_pitch),
+            width,
+            rows,
+        ))
     }
 
     fn read_2d(&self, src: u64, pitch: usize, width: usize, dst: &mut [u8]) -> Result<()> {
-        let mut c = copy_2d_desc(width, dst.len() / width.max(1));
-        (c.srcMemoryType, c.srcDevice, c.srcPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, src, pitch);
-        (c.dstMemoryType, c.dstHost, c.dstPitch) = (
-            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-            dst.as_mut_ptr() as *mut c_void,
-            width,
-        );
-        self.memcpy_2d(&c)
+        let rows = dst.len() / width.max(1);
+        let dst = Side::Host(dst.as_mut_ptr() as *mut c_void, width);
+        self.memcpy_2d(&copy_2d_desc(Side::Device(src, pitch), dst, width, rows))
     }
 
     fn write_2d(&self, dst: u64, pitch: usize, width: usize, src: &[u8]) -> Result<()> {
-        let mut c = copy_2d_desc(width, src.len() / width.max(1));
-        (c.srcMemoryType, c.srcHost, c.srcPitch) = (
-            sys::CUmemorytype::CU_MEMORYTYPE_HOST,
-            src.as_ptr() as *const c_void,
-            width,
-        );
-        (c.dstMemoryType, c.dstDevice, c.dstPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dst, pitch);
-        self.memcpy_2d(&c)
+        let rows = src.len() / width.max(1);
+        let src = Side::Host(src.as_ptr() as *mut c_void, width);
+        self.memcpy_2d(&copy_2d_desc(src, Side::Device(dst, pitch), width, rows))
     }
 
     fn raise_flag(&self, addr: u64) -> Result<()> {
@@ -323,12 +311,39 @@ impl Drop for GpuDevice {
     }
 }
 
-/// A 2D copy of `rows` rows of `width` bytes; the caller sets both sides.
-fn copy_2d_desc(width: usize, rows: usize) -> sys::CUDA_MEMCPY2D {
-    // SAFETY: a plain C struct, valid all zero (no array, offsets 0).
-    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    (c.WidthInBytes, c.Height) = (width, rows);
-    c
+/// One side of a 2D copy: device memory, or host memory, with its pitch.
+enum Side {
+    Device(u64, usize),
+    Host(*mut c_void, usize),
+}
+
+/// A 2D copy of `rows` rows of `width` bytes from `src` to `dst`.
+fn copy_2d_desc(src: Side, dst: Side, width: usize, rows: usize) -> sys::CUDA_MEMCPY2D {
+    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    let parts = |side: Side| match side {
+        Side::Device(addr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), addr, pitch),
+        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
+    };
+    let (src_type, src_host, src_device, src_pitch) = parts(src);
+    let (dst_type, dst_host, dst_device, dst_pitch) = parts(dst);
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst_pitch,
+        WidthInBytes: width,
+        Height: rows,
+    }
 }
 
 impl GpuDevice {
