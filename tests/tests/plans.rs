@@ -25,7 +25,7 @@ fn plan_checks(procs: u32, env: &[(&str, &str)]) -> String {
 fn every_pattern_on_one_two_and_three_processes() {
     for procs in 1..=3 {
         let text = plan_checks(procs, &[]);
-        let same_node = "process 0 -> process 2: 4000 bytes, staged through host memory over the transport in pieces (same node; direct peer copies not built yet)";
+        let same_node = "process 1 -> process 2: 4000 bytes, staged through host memory over the transport in pieces (same node; direct peer copies not built yet)";
         assert!(procs < 3 || text.contains(same_node), "{text}");
     }
 }
@@ -33,11 +33,30 @@ fn every_pattern_on_one_two_and_three_processes() {
 #[test]
 fn every_pattern_with_each_process_a_node() {
     let text = plan_checks(2, &[("DCUDA_NODE", "process")]);
-    let explained = "broadcast of 1000 u32 from process 0, parts of 1000 (one copy a process, then device copies to its other ranks):
+    let explained = "broadcast of 1000 u32 from process 0, parts of 1000 (a pipelined chain of processes, each forwarding every piece as it arrives; one copy a process, then device copies to its other ranks):
   process 0 -> process 0: 4000 bytes, device copies in the process
   process 0 -> process 1: 4000 bytes, staged through host memory over the transport in pieces
 ";
     assert!(text.contains(explained), "{text}");
+}
+
+#[test]
+fn a_process_leaving_ends_the_plan_with_its_name() {
+    let (ok, text) = mpirun_outcome(
+        3,
+        env!("CARGO_BIN_EXE_plan_checks"),
+        &["leave-before-gather"],
+        &[],
+    );
+    assert!(!ok, "a job with a process gone must fail:\n{text}");
+    assert!(
+        text.contains("plan_checks: process 1 leaves before the gather"),
+        "{text}"
+    );
+    assert!(
+        text.contains("process 1 left the job while process 0 waited for it in a transfer plan"),
+        "process 0 must name the process it waited for:\n{text}"
+    );
 }
 
 fn one_process() -> (Runtime, Placement) {

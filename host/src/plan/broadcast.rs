@@ -9,10 +9,11 @@ use dcuda_device::DeviceCopy;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A plan that copies a host array of process `root` to the start of
-/// every rank's part. The root sends each other process one copy, in
-/// pieces; each process writes it into its first rank's part as it
-/// arrives and copies it on the device to its other ranks' parts.
+/// A plan that copies a host array of process `root` to every rank's
+/// part. The pieces go down a chain of the processes with ranks, from the
+/// root on, each process forwarding a piece as it arrives (the root sends
+/// one copy, not one a process); each process writes it into its first
+/// rank's part and copies it on the device to its other ranks' parts.
 pub struct BroadcastPlan<T: DeviceCopy> {
     at: Placement,
     n: usize,
@@ -55,14 +56,27 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         })
     }
 
+    /// The processes the data pass through, from the root on: the root,
+    /// then every other process with ranks, in order after it.
+    fn chain(&self) -> Vec<u32> {
+        let p = self.at.processes();
+        let others = (1..p).map(|k| (self.root + k) % p);
+        std::iter::once(self.root)
+            .chain(others.filter(|&q| !self.at.ranks_of(q).is_empty()))
+            .collect()
+    }
+
     /// The plan and its route between every pair of processes.
     pub fn explain(&self) -> String {
         let bytes = self.n * std::mem::size_of::<T>();
-        let pairs = (0..self.at.processes())
-            .filter(|&q| !self.at.ranks_of(q).is_empty())
-            .map(|q| (self.root, q, bytes));
+        let chain = self.chain();
+        let local =
+            (!self.at.ranks_of(self.root).is_empty()).then_some((self.root, self.root, bytes));
+        let pairs = local
+            .into_iter()
+            .chain(chain.windows(2).map(|w| (w[0], w[1], bytes)));
         format!(
-            "broadcast of {} {} from process {}, {} (one copy a process, then device copies to its other ranks):\n{}",
+            "broadcast of {} {} from process {}, {} (a pipelined chain of processes, each forwarding every piece as it arrives; one copy a process, then device copies to its other ranks):\n{}",
             self.n,
             std::any::type_name::<T>(),
             self.root,
@@ -96,22 +110,26 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
                     })
                 }
             };
-            let receivers: Vec<u32> = (0..self.at.processes())
-                .filter(|&q| q != me && !self.at.ranks_of(q).is_empty())
-                .collect();
-            for k in (0..self.n).step_by(piece_elems::<T>()) {
-                let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];
-                for &q in &receivers {
-                    wire::send(self.at.transport()?, q, id, as_bytes(piece))?;
+            if let Some(&next) = self.chain().get(1) {
+                for k in (0..self.n).step_by(piece_elems::<T>()) {
+                    let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];
+                    wire::send(self.at.transport()?, next, id, as_bytes(piece))?;
                 }
             }
             if local > 0 {
                 write(parts, self.part.start(0), as_bytes(host))?;
             }
         } else if local > 0 {
+            // Forward each piece before writing it, so the chain flows.
+            let chain = self.chain();
+            let at = chain.iter().position(|&q| q == me).unwrap_or_default();
+            let (before, after) = (chain[at.saturating_sub(1)], chain.get(at + 1).copied());
             let mut k = 0;
             while k < self.n {
-                let got = wire::recv(self.at.transport()?, self.root, id)?;
+                let got = wire::recv(self.at.transport()?, before, id)?;
+                if let Some(next) = after {
+                    wire::send(self.at.transport()?, next, id, &got)?;
+                }
                 write(parts, self.part.start(0) + k, &got)?;
                 k += got.len() / std::mem::size_of::<T>();
             }

@@ -2,6 +2,9 @@
 //! `mpirun -np N` (`tests/tests/plans.rs` does, on the emulator). Every
 //! process holds an uneven number of ranks and checks its own parts
 //! against a host reference. Exits non-zero on the first mismatch.
+//!
+//! `plan_checks leave-before-gather`: process 1 exits before a gather to
+//! process 0, which must fail naming it instead of waiting forever.
 
 use dcuda::plan::{Grid, Part, Placement, ScatterPlan, Split};
 use dcuda::Runtime;
@@ -16,6 +19,9 @@ fn main() {
     let processes = rt.job().map_or(1, |j| j.processes());
     // Uneven: 2 ranks on even processes, 3 on odd ones.
     let at = Placement::new(&rt, 2 + process % 2).expect("placement");
+    if std::env::args().nth(1).as_deref() == Some("leave-before-gather") {
+        return leave_before_gather(&rt, &at);
+    }
     let last = processes - 1;
     let mut checks = 0;
     let mut ok = |what: String, r: Result<(), String>| {
@@ -100,4 +106,23 @@ fn main() {
         print!("{}", plan.explain());
     }
     println!("plan_checks: process {process} of {processes}: {checks} checks passed");
+}
+
+/// Process 1 leaves the job where the others gather to process 0.
+fn leave_before_gather(rt: &Runtime, at: &Placement) {
+    let n = 4 * MANY_PIECES * at.ranks() as usize;
+    let plan = ScatterPlan::<u32>::new(at, Split::Block, n, 0, Part::of(n)).expect("a plan");
+    let parts = rt
+        .alloc::<u32>(at.ranks_of(at.process()).len() * n)
+        .expect("parts");
+    if at.process() == 1 {
+        eprintln!("plan_checks: process 1 leaves before the gather");
+        std::process::exit(3);
+    }
+    let mut out = vec![0u32; if at.process() == 0 { n } else { 0 }];
+    let host = (at.process() == 0).then_some(&mut out[..]);
+    match plan.gather(&parts, host) {
+        Err(e) => panic!("plan_checks: process {}: {e}", at.process()),
+        Ok(()) => println!("plan_checks: process {} gathered", at.process()),
+    }
 }
