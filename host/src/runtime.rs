@@ -169,7 +169,7 @@ impl RuntimeBuilder {
                     j.nodes(),
                     j.local_index,
                     j.local_count,
-                    j.transport.name()
+                    j.transport.describe()
                 );
             }
         }

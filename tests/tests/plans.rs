@@ -27,6 +27,12 @@ fn every_pattern_on_one_two_and_three_processes() {
         let text = plan_checks(procs, &[]);
         let same_node = "process 1 -> process 2: 4000 bytes, staged through host memory over the transport in pieces (same node; direct peer copies not built yet)";
         assert!(procs < 3 || text.contains(same_node), "{text}");
+        // The job's report says which path device data take.
+        let path = "device data staged through host memory";
+        assert!(
+            procs < 2 || (text.contains("transport MPI, ") && text.contains(path)),
+            "{text}"
+        );
     }
 }
 

@@ -46,6 +46,12 @@ impl Job {
         self.transport.name()
     }
 
+    /// The transport and the path device data take through it (for an
+    /// MPI transport: whether the library says it is CUDA-aware).
+    pub fn transport_description(&self) -> String {
+        self.transport.describe()
+    }
+
     /// Nodes in the job.
     pub fn nodes(&self) -> u32 {
         self.nodes.iter().max().map_or(1, |m| m + 1)

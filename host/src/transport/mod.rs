@@ -69,6 +69,11 @@ pub trait Transport: Send + Sync {
     fn process(&self) -> u32;
     /// Processes in the job.
     fn processes(&self) -> u32;
+    /// Its name and the path device data take through it, for the job's
+    /// report at start-up.
+    fn describe(&self) -> String {
+        self.name().to_string()
+    }
     /// What it offers beyond staged messages.
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()

@@ -58,7 +58,28 @@ extern "C" fn finalize_at_exit() {
     }
 }
 
+/// Whether the MPI library takes device memory, where it says so (Open
+/// MPI's `MPIX_Query_cuda_support`, looked up at run time: other MPIs
+/// lack it, and a link-time reference would tie dcuda to one).
+fn cuda_aware() -> Option<bool> {
+    // SAFETY: dlsym with RTLD_DEFAULT (null) searches the loaded objects;
+    // the symbol, when there, is `int MPIX_Query_cuda_support(void)`,
+    // callable after MPI_Init.
+    unsafe {
+        let f = dlsym(std::ptr::null_mut(), c"MPIX_Query_cuda_support".as_ptr());
+        if f.is_null() {
+            return None;
+        }
+        let query: extern "C" fn() -> c_int = std::mem::transmute(f);
+        Some(query() != 0)
+    }
+}
+
 extern "C" {
+    fn dlsym(
+        handle: *mut std::ffi::c_void,
+        symbol: *const std::ffi::c_char,
+    ) -> *mut std::ffi::c_void;
     fn atexit(f: extern "C" fn()) -> c_int;
     fn _exit(code: c_int) -> !;
 }
@@ -120,6 +141,17 @@ impl Transport for MpiTransport {
 
     fn processes(&self) -> u32 {
         self.size
+    }
+
+    fn describe(&self) -> String {
+        let path = "device data staged through host memory";
+        match cuda_aware() {
+            Some(false) => format!("MPI, not CUDA-aware (MPIX_Query_cuda_support says 0): {path}"),
+            Some(true) => {
+                format!("MPI, CUDA-aware, but dcuda has no device-pointer path yet: {path}")
+            }
+            None => format!("MPI, CUDA awareness unknown (no MPIX_Query_cuda_support): {path}"),
+        }
     }
 
     fn send(&self, to: u32, channel: u32, data: Vec<u8>) -> Result<()> {
