@@ -239,6 +239,14 @@ pub(super) fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
 }
 
+/// `data` as writable bytes (every bit pattern is a valid `DeviceCopy`).
+pub(super) fn as_bytes_mut<T: DeviceCopy>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`; any bytes written make valid elements.
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, std::mem::size_of_val(data))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! Scatter a host array to the ranks' parts, and gather it back.
 
-use super::parts::{as_bytes, check_room, read, write, Part, Parts};
+use super::parts::{as_bytes, as_bytes_mut, check_room, read, write, Part, Parts};
 use super::split::{collect, spread, Split};
 use super::wire::{self, CallId};
 use super::Placement;
@@ -204,6 +204,11 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
                 let count = self.count(r);
                 if q == me {
+                    if let [(s, l)] = runs[..] {
+                        // One run: straight into the host array.
+                        read(parts, self.part.start(i), as_bytes_mut(&mut host[s..s + l]))?;
+                        continue;
+                    }
                     let mut bytes = vec![0u8; count * std::mem::size_of::<T>()];
                     read(parts, self.part.start(i), &mut bytes)?;
                     spread(&runs, 0, &from_bytes::<T>(&bytes), host);

@@ -1,0 +1,187 @@
+//! Host transfer plans (`dcuda::plan`) against the copies a user writes by
+//! hand, in the same run, timed the same way (the host clock around each
+//! call: both are host-side copies that return when done). One process:
+//! a scatter of an array into the ranks' parts against one `Stream::write`
+//! of the same bytes (the process's share is contiguous), a gather
+//! against one `Stream::read`, a broadcast against one write and device
+//! copies to the other ranks on the stream; the plan's first
+//! call and its later ones apart (issue 18: a reused plan must be at least
+//! as fast as the first use). Between processes (`mpirun -np N`) the
+//! plans' rows are printed without a baseline: the hand-written MPI
+//! version is not built yet.
+//!
+//! bench_plans [--quick] [--out DIR]
+//!
+//! Prints a table and writes `DIR/plans.csv` and `DIR/plans.svg`.
+
+use dcuda::plan::{BroadcastPlan, Part, Placement, ScatterPlan, Split};
+use dcuda::{DeviceBuffer, Runtime};
+use dcuda_bench::options;
+use dcuda_bench::report::Machine;
+use dcuda_bench::stats::{summary, Summary};
+use dcuda_bench::table::write_plot;
+use std::time::Instant;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Ranks on every process.
+const RANKS: u32 = 4;
+
+/// The first call's time and the later calls' statistics, in ms.
+fn timed(reps: usize, mut f: impl FnMut() -> dcuda::Result<()>) -> Result<(f64, Summary)> {
+    let mut ms = Vec::with_capacity(reps + 1);
+    for _ in 0..=reps {
+        let t = Instant::now();
+        f()?;
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((ms[0], summary(ms[1..].to_vec())))
+}
+
+/// One measured way: `(pattern, bytes, way, first ms, later calls)`.
+type Measured = (&'static str, u64, &'static str, f64, Summary);
+
+fn measure(rt: &Runtime, at: &Placement, n: usize, reps: usize) -> Result<Vec<Measured>> {
+    let me = at.process();
+    let local = at.ranks_of(me).len();
+    let bytes = (n * 4) as u64;
+    let share = n / at.ranks() as usize; // n is a multiple of the ranks
+    let input: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let host = (me == 0).then_some(&input[..]);
+    let mut parts: DeviceBuffer<f32> = rt.alloc(local * share)?;
+    let scatter = ScatterPlan::<f32>::new(at, Split::Block, n, 0, Part::of(share))?;
+    let mut out = vec![0f32; if me == 0 { n } else { 0 }];
+    let mut rows = Vec::new();
+    let (first, later) = timed(reps, || scatter.scatter(host, &mut parts))?;
+    rows.push(("scatter", bytes, "plan", first, later));
+    let (first, later) = timed(reps, || {
+        scatter.gather(&parts, (me == 0).then_some(&mut out[..]))
+    })?;
+    rows.push(("gather", bytes, "plan", first, later));
+    let cast_n = n / local.max(1); // every rank gets it: as many bytes land
+    let mut wide: DeviceBuffer<f32> = rt.alloc(local * cast_n)?;
+    let cast = BroadcastPlan::<f32>::new(at, cast_n, 0, Part::of(cast_n))?;
+    let (first, later) = timed(reps, || {
+        cast.broadcast((me == 0).then_some(&input[..cast_n]), &mut wide)
+    })?;
+    rows.push((
+        "broadcast",
+        (cast_n * 4 * local) as u64,
+        "plan",
+        first,
+        later,
+    ));
+    if at.processes() == 1 {
+        // By hand, on a stream: the process's whole share in one copy
+        // each way; a broadcast's one upload, then device copies.
+        let stream = rt.stream()?;
+        let (first, later) = timed(reps, || stream.write(&mut parts, 0, &input))?;
+        rows.push(("scatter", bytes, "by hand", first, later));
+        let (first, later) = timed(reps, || stream.read(&parts, 0, &mut out))?;
+        rows.push(("gather", bytes, "by hand", first, later));
+        let (first, later) = timed(reps, || {
+            stream.write(&mut wide, 0, &input[..cast_n])?;
+            for i in 1..local {
+                // SAFETY: disjoint ranges of one buffer that outlives the
+                // stream's synchronisation below.
+                unsafe { stream.copy(&wide, i * cast_n, &wide, 0..cast_n)? };
+            }
+            stream.synchronize()
+        })?;
+        rows.push((
+            "broadcast",
+            (cast_n * 4 * local) as u64,
+            "by hand",
+            first,
+            later,
+        ));
+    }
+    Ok(rows)
+}
+
+fn main() -> Result<()> {
+    dcuda::log::init();
+    let o = options::Options::parse("bench_plans")?.no_sections("bench_plans")?;
+    let rt = Runtime::new()?;
+    let at = Placement::new(&rt, RANKS)?;
+    let (sizes, reps): (&[usize], usize) = if o.quick {
+        (&[1 << 18, 1 << 22], 3)
+    } else {
+        (&[1 << 22, 1 << 26, 1 << 28], 10)
+    };
+    let machine = Machine::new(&rt.device_info().name);
+    let mut all = Vec::new();
+    for &n in sizes {
+        let n = n - n % at.ranks() as usize;
+        all.extend(measure(&rt, &at, n, reps)?);
+    }
+    if at.process() != 0 {
+        return Ok(());
+    }
+    println!(
+        "dcuda bench_plans on {} ({:?}), {} process(es) of {RANKS} ranks, {reps} repetitions after the first",
+        rt.device_info().name,
+        rt.backend(),
+        at.processes()
+    );
+    println!(
+        "{:<10} {:>11} {:>8} {:>10} {:>10} {:>10} {:>8} {:>9}",
+        "pattern", "bytes", "way", "first ms", "median ms", "p99 ms", "GB/s", "hand/plan"
+    );
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    csv.write_record([
+        "device",
+        "commit",
+        "processes",
+        "pattern",
+        "bytes",
+        "way",
+        "first_ms",
+        "median_ms",
+        "p99_ms",
+        "gbs",
+        "hand_over_plan",
+    ])?;
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (pattern, bytes, way, first, s) in &all {
+        let gbs = *bytes as f64 / (s.median * 1e6);
+        let hand = all
+            .iter()
+            .find(|r| r.0 == *pattern && r.1 == *bytes && r.2 == "by hand")
+            .map(|r| r.4.median / s.median);
+        let ratio = hand.map_or("-".to_string(), |h| format!("{h:.3}"));
+        println!(
+            "{pattern:<10} {bytes:>11} {way:>8} {first:>10.3} {:>10.3} {:>10.3} {gbs:>8.2} {ratio:>9}",
+            s.median, s.p99
+        );
+        csv.write_record([
+            machine.device.clone(),
+            machine.commit.clone(),
+            at.processes().to_string(),
+            pattern.to_string(),
+            bytes.to_string(),
+            way.to_string(),
+            format!("{first:.4}"),
+            format!("{:.4}", s.median),
+            format!("{:.4}", s.p99),
+            format!("{gbs:.4}"),
+            ratio,
+        ])?;
+        let name = format!("{pattern} ({way})");
+        match curves.iter_mut().find(|c| c.0 == name) {
+            Some(c) => c.1.push((*bytes as f64, gbs)),
+            None => curves.push((name, vec![(*bytes as f64, gbs)])),
+        }
+    }
+    std::fs::create_dir_all(&o.out_dir)?;
+    std::fs::write(o.out_dir.join("plans.csv"), csv.into_inner()?)?;
+    let title = "Transfer plans vs copies by hand (median of later calls)";
+    write_plot(
+        &o.out_dir.join("plans.svg"),
+        (title, "bytes", "GB/s"),
+        true,
+        &curves,
+    )?;
+    println!("wrote {}/plans.csv, plans.svg", o.out_dir.display());
+    Ok(())
+}
