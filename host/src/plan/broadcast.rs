@@ -128,10 +128,10 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             while k < self.n {
                 let got = wire::recv(self.at.transport()?, before, id)?;
                 if let Some(next) = after {
-                    wire::send(self.at.transport()?, next, id, &got)?;
+                    wire::send(self.at.transport()?, next, id, got.data())?;
                 }
-                write(parts, self.part.start(0) + k, &got)?;
-                k += got.len() / std::mem::size_of::<T>();
+                write(parts, self.part.start(0) + k, got.data())?;
+                k += got.data().len() / std::mem::size_of::<T>();
             }
         }
         for i in 1..local {

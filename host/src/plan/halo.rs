@@ -168,7 +168,6 @@ impl<T: DeviceCopy> HaloPlan<T> {
         let local = self.at.ranks_of(me).len() as u32;
         check_room("HaloPlan::exchange", me, parts, local, self.part_len)?;
         let size = std::mem::size_of::<T>();
-        let mut buf = Vec::new();
         for s in self.slices.iter().filter(|s| s.elements() > 0) {
             let ((fp, fbase), (tp, tbase)) = (self.owner(s.from_rank), self.owner(s.to_rank));
             let from = Blocks {
@@ -185,16 +184,13 @@ impl<T: DeviceCopy> HaloPlan<T> {
                 copy_blocks(parts, to, from, s.blocks)?;
             } else if fp == me {
                 for (first, blocks) in pieces::<T>(s) {
-                    buf.resize(blocks * s.len * size, 0u8);
-                    read_blocks(
-                        parts,
-                        Blocks {
-                            at: from.at + first * s.from_stride,
-                            ..from
-                        },
-                        &mut buf,
-                    )?;
-                    wire::send(self.at.transport()?, tp, id, &buf)?;
+                    let at = Blocks {
+                        at: from.at + first * s.from_stride,
+                        ..from
+                    };
+                    let bytes = blocks * s.len * size;
+                    let t = self.at.transport()?;
+                    wire::send_with(t, (tp, id), bytes, |b| read_blocks(parts, at, b))?;
                 }
             }
         }
@@ -210,10 +206,10 @@ impl<T: DeviceCopy> HaloPlan<T> {
             };
             for (first, blocks) in pieces::<T>(s) {
                 let got = wire::recv(self.at.transport()?, fp, id)?;
-                if got.len() != blocks * s.len * size {
+                if got.data().len() != blocks * s.len * size {
                     return Err(Error::InvalidArgument {
                         call: "HaloPlan::exchange",
-                        reason: format!("process {me} got {} bytes from process {fp} for {blocks} blocks of {} elements", got.len(), s.len),
+                        reason: format!("process {me} got {} bytes from process {fp} for {blocks} blocks of {} elements", got.data().len(), s.len),
                     });
                 }
                 write_blocks(
@@ -222,7 +218,7 @@ impl<T: DeviceCopy> HaloPlan<T> {
                         at: to.at + first * s.to_stride,
                         ..to
                     },
-                    &got,
+                    got.data(),
                 )?;
             }
         }

@@ -1,7 +1,7 @@
 //! Scatter a host array to the ranks' parts, and gather it back.
 
 use super::parts::{as_bytes, as_bytes_mut, check_room, read, write, Part, Parts};
-use super::split::{collect, spread, Split};
+use super::split::{collect_bytes, spread_bytes, Split};
 use super::wire::{self, CallId};
 use super::Placement;
 use crate::error::{Error, Result};
@@ -158,11 +158,12 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                         continue;
                     }
                     let t = self.at.transport()?;
-                    let mut buf = Vec::with_capacity(piece.min(count));
                     for k in (0..count).step_by(piece) {
-                        buf.resize(piece.min(count - k), host[0]);
-                        collect(&runs, k, host, &mut buf);
-                        wire::send(t, q, id, as_bytes(&buf))?;
+                        let len = piece.min(count - k) * std::mem::size_of::<T>();
+                        wire::send_with(t, (q, id), len, |b| {
+                            collect_bytes(&runs, k, host, b);
+                            Ok(())
+                        })?;
                     }
                 }
             }
@@ -172,8 +173,8 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             let (count, mut k) = (self.count(r), 0);
             while k < count {
                 let got = wire::recv(self.at.transport()?, self.root, id)?;
-                write(parts, self.part.start(i) + k, &got)?;
-                k += got.len() / std::mem::size_of::<T>();
+                write(parts, self.part.start(i) + k, got.data())?;
+                k += got.data().len() / std::mem::size_of::<T>();
             }
         }
         self.flush()
@@ -186,13 +187,13 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         let (me, id) = self.begin(CALL, parts)?;
         let piece = piece_elems::<T>();
         if me != self.root {
-            let mut buf = Vec::new();
             for (i, r) in self.at.ranks_of(me).enumerate() {
                 let count = self.count(r);
                 for k in (0..count).step_by(piece) {
-                    buf.resize(piece.min(count - k) * std::mem::size_of::<T>(), 0u8);
-                    read(parts, self.part.start(i) + k, &mut buf)?;
-                    wire::send(self.at.transport()?, self.root, id, &buf)?;
+                    let bytes = piece.min(count - k) * std::mem::size_of::<T>();
+                    let at = self.part.start(i) + k;
+                    let t = self.at.transport()?;
+                    wire::send_with(t, (self.root, id), bytes, |b| read(parts, at, b))?;
                 }
             }
             return self.flush();
@@ -211,15 +212,14 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                     }
                     let mut bytes = vec![0u8; count * std::mem::size_of::<T>()];
                     read(parts, self.part.start(i), &mut bytes)?;
-                    spread(&runs, 0, &from_bytes::<T>(&bytes), host);
+                    spread_bytes(&runs, 0, &bytes, host);
                     continue;
                 }
                 let mut k = 0;
                 while k < count {
                     let got = wire::recv(self.at.transport()?, q, id)?;
-                    let piece: Vec<T> = from_bytes(&got);
-                    spread(&runs, k, &piece, host);
-                    k += piece.len();
+                    spread_bytes(&runs, k, got.data(), host);
+                    k += got.data().len() / std::mem::size_of::<T>();
                 }
             }
         }
@@ -234,21 +234,4 @@ impl<T: DeviceCopy> ScatterPlan<T> {
 /// Elements in one piece on the wire.
 pub(super) fn piece_elems<T>() -> usize {
     (wire::PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1)
-}
-
-/// Elements from bytes that came over the wire.
-pub(super) fn from_bytes<T: DeviceCopy>(bytes: &[u8]) -> Vec<T> {
-    let n = bytes.len() / std::mem::size_of::<T>();
-    let mut out: Vec<T> = Vec::with_capacity(n);
-    // SAFETY: `n` elements' worth of bytes fill the new elements; any bit
-    // pattern is a valid `DeviceCopy`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            bytes.as_ptr(),
-            out.as_mut_ptr() as *mut u8,
-            n * std::mem::size_of::<T>(),
-        );
-        out.set_len(n);
-    }
-    out
 }

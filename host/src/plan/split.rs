@@ -1,6 +1,8 @@
 //! How a host array is split among ranks.
 
+use super::parts::{as_bytes, as_bytes_mut};
 use crate::error::{Error, Result};
+use dcuda_device::DeviceCopy;
 
 /// Which elements of a host array of `n` go to which rank. A rank's
 /// elements lie one after another in its part, in the array's order.
@@ -94,19 +96,31 @@ impl Split {
     }
 }
 
-/// Elements `k..k + out.len()` of a rank's sequence, whose runs in the
-/// host array are `runs`, copied from `host` into `out`.
-pub(super) fn collect<T: Copy>(runs: &[(usize, usize)], k: usize, host: &[T], out: &mut [T]) {
-    walk(runs, k, out.len(), |at, from, len| {
-        out[at..at + len].copy_from_slice(&host[from..from + len])
+/// Elements `k..` of a rank's sequence, whose runs in the host array are
+/// `runs`, copied from `host` into `out` (as many as it holds).
+pub(super) fn collect_bytes<T: DeviceCopy>(
+    runs: &[(usize, usize)],
+    k: usize,
+    host: &[T],
+    out: &mut [u8],
+) {
+    let size = std::mem::size_of::<T>();
+    walk(runs, k, out.len() / size, |at, from, len| {
+        out[at * size..(at + len) * size].copy_from_slice(as_bytes(&host[from..from + len]))
     });
 }
 
-/// The inverse of [`collect`]: `piece`, elements `k..` of the rank's
-/// sequence, copied to their places in `host`.
-pub(super) fn spread<T: Copy>(runs: &[(usize, usize)], k: usize, piece: &[T], host: &mut [T]) {
-    walk(runs, k, piece.len(), |at, to, len| {
-        host[to..to + len].copy_from_slice(&piece[at..at + len])
+/// The inverse of [`collect_bytes`]: `piece`, elements `k..` of the
+/// rank's sequence, copied to their places in `host`.
+pub(super) fn spread_bytes<T: DeviceCopy>(
+    runs: &[(usize, usize)],
+    k: usize,
+    piece: &[u8],
+    host: &mut [T],
+) {
+    let size = std::mem::size_of::<T>();
+    walk(runs, k, piece.len() / size, |at, to, len| {
+        as_bytes_mut(&mut host[to..to + len]).copy_from_slice(&piece[at * size..(at + len) * size])
     });
 }
 
@@ -179,11 +193,11 @@ mod tests {
     fn pieces_of_a_sequence_map_to_their_runs() {
         let host: Vec<u32> = (0..20).collect();
         let runs = Split::Cyclic(3).runs(20, 2, 1); // 3..6, 9..12, 15..18
-        let mut out = [0u32; 5];
-        collect(&runs, 2, &host, &mut out);
-        assert_eq!(out, [5, 9, 10, 11, 15]);
+        let mut out = [0u8; 20];
+        collect_bytes(&runs, 2, &host, &mut out);
+        assert_eq!(out, as_bytes(&[5u32, 9, 10, 11, 15]));
         let mut back = vec![0u32; 20];
-        spread(&runs, 2, &out, &mut back);
+        spread_bytes(&runs, 2, &out, &mut back);
         assert_eq!(&back[5..6], &[5]);
         assert_eq!(&back[9..12], &[9, 10, 11]);
         assert_eq!(&back[15..16], &[15]);

@@ -39,15 +39,42 @@ pub(super) struct CallId {
     pub call: u32,
 }
 
-/// Sends `payload` to process `to` as a piece of call `id`; waits while
-/// too many pieces are in flight.
-pub(super) fn send(t: &dyn Transport, to: u32, id: CallId, payload: &[u8]) -> Result<()> {
-    let mut msg = Vec::with_capacity(8 + payload.len());
-    msg.extend_from_slice(&id.plan.to_le_bytes());
-    msg.extend_from_slice(&id.call.to_le_bytes());
-    msg.extend_from_slice(payload);
+/// Sends a piece of `bytes` bytes of call `id` to process `to`, which
+/// `fill` writes straight into the message; waits while too many pieces
+/// are in flight.
+pub(super) fn send_with(
+    t: &dyn Transport,
+    (to, id): (u32, CallId),
+    bytes: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<()>,
+) -> Result<()> {
+    let mut msg = vec![0u8; HEAD + bytes];
+    msg[..4].copy_from_slice(&id.plan.to_le_bytes());
+    msg[4..HEAD].copy_from_slice(&id.call.to_le_bytes());
+    fill(&mut msg[HEAD..])?;
     t.send(to, DATA_CHANNEL, msg)?;
     drain(t, IN_FLIGHT)
+}
+
+/// Sends `payload` to process `to` as a piece of call `id`.
+pub(super) fn send(t: &dyn Transport, to: u32, id: CallId, payload: &[u8]) -> Result<()> {
+    send_with(t, (to, id), payload.len(), |m| {
+        m.copy_from_slice(payload);
+        Ok(())
+    })
+}
+
+/// Bytes before a piece's data: its plan and call.
+const HEAD: usize = 8;
+
+/// A piece that arrived: its message, the data after the head.
+pub(super) struct Piece(Vec<u8>);
+
+impl Piece {
+    /// The piece's data.
+    pub(super) fn data(&self) -> &[u8] {
+        &self.0[HEAD..]
+    }
 }
 
 /// Advances sends until at most `left` are in flight, taking in arrivals.
@@ -61,9 +88,20 @@ pub(super) fn drain(t: &dyn Transport, left: usize) -> Result<()> {
                 departure::check(t, p, "a transfer plan")?;
             }
         }
-        std::thread::yield_now();
+        pause(spins);
     }
     Ok(())
+}
+
+/// Waits a little between polls: spins at first (a yield costs a whole
+/// time slice, milliseconds, when other threads want the core), and
+/// yields only after a while, so a long wait does not starve them.
+fn pause(spins: u32) {
+    if spins < 4096 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
 }
 
 fn take_arrivals(t: &dyn Transport) -> Result<bool> {
@@ -81,7 +119,7 @@ fn take_arrivals(t: &dyn Transport) -> Result<bool> {
 }
 
 /// The next piece from process `from`, which must belong to call `id`.
-pub(super) fn recv(t: &dyn Transport, from: u32, id: CallId) -> Result<Vec<u8>> {
+pub(super) fn recv(t: &dyn Transport, from: u32, id: CallId) -> Result<Piece> {
     let mut spins = 0u32;
     let msg = loop {
         let next = STASH
@@ -99,7 +137,7 @@ pub(super) fn recv(t: &dyn Transport, from: u32, id: CallId) -> Result<Vec<u8>> 
             if spins.is_multiple_of(1024) {
                 departure::check(t, from, "a transfer plan")?;
             }
-            std::thread::yield_now();
+            pause(spins);
         }
     };
     let word = |i: usize| {
@@ -111,7 +149,7 @@ pub(super) fn recv(t: &dyn Transport, from: u32, id: CallId) -> Result<Vec<u8>> 
         plan: word(0),
         call: word(4),
     };
-    if got != id {
+    if got != id || msg.len() < HEAD {
         return Err(Error::InvalidArgument {
             call: "transfer plan",
             reason: format!(
@@ -124,5 +162,5 @@ pub(super) fn recv(t: &dyn Transport, from: u32, id: CallId) -> Result<Vec<u8>> 
             ),
         });
     }
-    Ok(msg[8..].to_vec())
+    Ok(Piece(msg))
 }

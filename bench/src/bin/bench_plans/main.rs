@@ -1,14 +1,13 @@
 //! Host transfer plans (`dcuda::plan`) against the copies a user writes by
 //! hand, in the same run, timed the same way (the host clock around each
-//! call: both are host-side copies that return when done). One process:
-//! a scatter of an array into the ranks' parts against one `Stream::write`
-//! of the same bytes (the process's share is contiguous), a gather
-//! against one `Stream::read`, a broadcast against one write and device
-//! copies to the other ranks on the stream; the plan's first
-//! call and its later ones apart (issue 18: a reused plan must be at least
-//! as fast as the first use). Between processes (`mpirun -np N`) the
-//! plans' rows are printed without a baseline: the hand-written MPI
-//! version is not built yet.
+//! call, every process starting it together: both are host-side copies
+//! that return when done). By hand (`by_hand.rs`): process 0 sends each
+//! process its contiguous share with `MPI_Send` between host arrays, and
+//! each process writes its share with one `Stream::write` (a gather the
+//! reverse); a broadcast is an `MPI_Bcast` between the hosts, one write
+//! and device copies to the process's other ranks. The plan's first call
+//! and its later ones apart (issue 18: a reused plan must be at least as
+//! fast as the first use). Alone or under `mpirun -np N`.
 //!
 //! bench_plans [--quick] [--out DIR]
 //!
@@ -22,15 +21,24 @@ use dcuda_bench::stats::{summary, Summary};
 use dcuda_bench::table::write_plot;
 use std::time::Instant;
 
+mod by_hand;
+use by_hand::{barrier, ByHand};
+
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Ranks on every process.
 const RANKS: u32 = 4;
 
-/// The first call's time and the later calls' statistics, in ms.
-fn timed(reps: usize, mut f: impl FnMut() -> dcuda::Result<()>) -> Result<(f64, Summary)> {
+/// The first call's time and the later calls' statistics, in ms; every
+/// process starts each call together.
+fn timed(
+    at: &Placement,
+    reps: usize,
+    mut f: impl FnMut() -> dcuda::Result<()>,
+) -> Result<(f64, Summary)> {
     let mut ms = Vec::with_capacity(reps + 1);
     for _ in 0..=reps {
+        barrier(at);
         let t = Instant::now();
         f()?;
         ms.push(t.elapsed().as_secs_f64() * 1e3);
@@ -52,16 +60,16 @@ fn measure(rt: &Runtime, at: &Placement, n: usize, reps: usize) -> Result<Vec<Me
     let scatter = ScatterPlan::<f32>::new(at, Split::Block, n, 0, Part::of(share))?;
     let mut out = vec![0f32; if me == 0 { n } else { 0 }];
     let mut rows = Vec::new();
-    let (first, later) = timed(reps, || scatter.scatter(host, &mut parts))?;
+    let (first, later) = timed(at, reps, || scatter.scatter(host, &mut parts))?;
     rows.push(("scatter", bytes, "plan", first, later));
-    let (first, later) = timed(reps, || {
+    let (first, later) = timed(at, reps, || {
         scatter.gather(&parts, (me == 0).then_some(&mut out[..]))
     })?;
     rows.push(("gather", bytes, "plan", first, later));
     let cast_n = n / local.max(1); // every rank gets it: as many bytes land
     let mut wide: DeviceBuffer<f32> = rt.alloc(local * cast_n)?;
     let cast = BroadcastPlan::<f32>::new(at, cast_n, 0, Part::of(cast_n))?;
-    let (first, later) = timed(reps, || {
+    let (first, later) = timed(at, reps, || {
         cast.broadcast((me == 0).then_some(&input[..cast_n]), &mut wide)
     })?;
     rows.push((
@@ -71,31 +79,26 @@ fn measure(rt: &Runtime, at: &Placement, n: usize, reps: usize) -> Result<Vec<Me
         first,
         later,
     ));
-    if at.processes() == 1 {
-        // By hand, on a stream: the process's whole share in one copy
-        // each way; a broadcast's one upload, then device copies.
-        let stream = rt.stream()?;
-        let (first, later) = timed(reps, || stream.write(&mut parts, 0, &input))?;
-        rows.push(("scatter", bytes, "by hand", first, later));
-        let (first, later) = timed(reps, || stream.read(&parts, 0, &mut out))?;
-        rows.push(("gather", bytes, "by hand", first, later));
-        let (first, later) = timed(reps, || {
-            stream.write(&mut wide, 0, &input[..cast_n])?;
-            for i in 1..local {
-                // SAFETY: disjoint ranges of one buffer that outlives the
-                // stream's synchronisation below.
-                unsafe { stream.copy(&wide, i * cast_n, &wide, 0..cast_n)? };
-            }
-            stream.synchronize()
-        })?;
-        rows.push((
-            "broadcast",
-            (cast_n * 4 * local) as u64,
-            "by hand",
-            first,
-            later,
-        ));
-    }
+    // By hand: MPI between the hosts, one stream copy a process.
+    let hand = ByHand {
+        at,
+        stream: rt.stream()?,
+        share,
+    };
+    let mut staging = vec![0f32; local * share];
+    let (first, later) = timed(at, reps, || hand.scatter(&input, &mut parts, &mut staging))?;
+    rows.push(("scatter", bytes, "by hand", first, later));
+    let (first, later) = timed(at, reps, || hand.gather(&parts, &mut out, &mut staging))?;
+    rows.push(("gather", bytes, "by hand", first, later));
+    let mut data = input[..cast_n].to_vec();
+    let (first, later) = timed(at, reps, || hand.broadcast(&mut data, &mut wide, local))?;
+    rows.push((
+        "broadcast",
+        (cast_n * 4 * local) as u64,
+        "by hand",
+        first,
+        later,
+    ));
     Ok(rows)
 }
 
