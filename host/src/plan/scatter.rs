@@ -7,6 +7,7 @@ use super::Placement;
 use crate::error::{Error, Result};
 use dcuda_device::DeviceCopy;
 use std::marker::PhantomData;
+use std::mem::size_of;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A plan that moves a host array of process `root` to the ranks' parts
@@ -134,39 +135,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         let (me, id) = self.begin(CALL, parts)?;
         if me == self.root {
             self.root_slice_len(CALL, host.map(<[T]>::len))?;
-        }
-        let piece = piece_elems::<T>();
-        if me == self.root {
-            let host = host.unwrap_or_default();
-            for q in 0..self.at.processes() {
-                for (i, r) in self.at.ranks_of(q).enumerate() {
-                    let runs = self.split.runs(self.n, self.at.ranks(), r);
-                    let count = self.count(r);
-                    if q == me {
-                        let packed: Vec<T>;
-                        let share = match runs.as_slice() {
-                            [(s, l)] => &host[*s..s + l],
-                            _ => {
-                                packed = runs
-                                    .iter()
-                                    .flat_map(|&(s, l)| host[s..s + l].iter().copied())
-                                    .collect();
-                                &packed[..]
-                            }
-                        };
-                        write(parts, self.part.start(i), as_bytes(share))?;
-                        continue;
-                    }
-                    let t = self.at.transport()?;
-                    for k in (0..count).step_by(piece) {
-                        let len = piece.min(count - k) * std::mem::size_of::<T>();
-                        wire::send_with(t, (q, id), len, |b| {
-                            collect_bytes(&runs, k, host, b);
-                            Ok(())
-                        })?;
-                    }
-                }
-            }
+            self.send_shares(host.unwrap_or_default(), parts, id)?;
             return self.flush();
         }
         for (i, r) in self.at.ranks_of(me).enumerate() {
@@ -174,10 +143,41 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             while k < count {
                 let got = wire::recv(self.at.transport()?, self.root, id)?;
                 write(parts, self.part.start(i) + k, got.data())?;
-                k += got.data().len() / std::mem::size_of::<T>();
+                k += got.data().len() / size_of::<T>();
             }
         }
         self.flush()
+    }
+
+    /// The root's side of a scatter: its own ranks' shares written (one
+    /// run straight from the array, several packed first), the others'
+    /// sent in pieces packed straight into their messages.
+    fn send_shares(&self, host: &[T], parts: &dyn Parts<T>, id: CallId) -> Result<()> {
+        let (me, piece) = (self.at.process(), piece_elems::<T>());
+        for q in 0..self.at.processes() {
+            for (i, r) in self.at.ranks_of(q).enumerate() {
+                let runs = self.split.runs(self.n, self.at.ranks(), r);
+                let count = self.count(r);
+                if q == me {
+                    if let [(s, l)] = runs[..] {
+                        write(parts, self.part.start(i), as_bytes(&host[s..s + l]))?;
+                    } else {
+                        let mut bytes = vec![0u8; count * size_of::<T>()];
+                        collect_bytes(&runs, 0, host, &mut bytes);
+                        write(parts, self.part.start(i), &bytes)?;
+                    }
+                    continue;
+                }
+                for k in (0..count).step_by(piece) {
+                    let bytes = piece.min(count - k) * size_of::<T>();
+                    wire::send_with(self.at.transport()?, (q, id), bytes, |b| {
+                        collect_bytes(&runs, k, host, b);
+                        Ok(())
+                    })?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Collective: copies each rank's share back from its part into `host`
@@ -185,45 +185,51 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     pub fn gather(&self, parts: &impl Parts<T>, host: Option<&mut [T]>) -> Result<()> {
         const CALL: &str = "ScatterPlan::gather";
         let (me, id) = self.begin(CALL, parts)?;
-        let piece = piece_elems::<T>();
-        if me != self.root {
-            for (i, r) in self.at.ranks_of(me).enumerate() {
-                let count = self.count(r);
-                for k in (0..count).step_by(piece) {
-                    let bytes = piece.min(count - k) * std::mem::size_of::<T>();
-                    let at = self.part.start(i) + k;
-                    let t = self.at.transport()?;
-                    wire::send_with(t, (self.root, id), bytes, |b| read(parts, at, b))?;
-                }
-            }
+        if me == self.root {
+            self.root_slice_len(CALL, host.as_ref().map(|h| h.len()))?;
+            self.take_shares(parts, host.unwrap_or_default(), id)?;
             return self.flush();
         }
-        self.root_slice_len(CALL, host.as_ref().map(|h| h.len()))?;
-        let host = host.unwrap_or_default();
+        let piece = piece_elems::<T>();
+        for (i, r) in self.at.ranks_of(me).enumerate() {
+            let count = self.count(r);
+            for k in (0..count).step_by(piece) {
+                let bytes = piece.min(count - k) * size_of::<T>();
+                let at = self.part.start(i) + k;
+                let t = self.at.transport()?;
+                wire::send_with(t, (self.root, id), bytes, |b| read(parts, at, b))?;
+            }
+        }
+        self.flush()
+    }
+
+    /// The root's side of a gather: its own ranks' shares read (one run
+    /// straight into the array), the others' taken as they arrive.
+    fn take_shares(&self, parts: &dyn Parts<T>, host: &mut [T], id: CallId) -> Result<()> {
+        let me = self.at.process();
         for q in 0..self.at.processes() {
             for (i, r) in self.at.ranks_of(q).enumerate() {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
                 let count = self.count(r);
                 if q == me {
                     if let [(s, l)] = runs[..] {
-                        // One run: straight into the host array.
                         read(parts, self.part.start(i), as_bytes_mut(&mut host[s..s + l]))?;
-                        continue;
+                    } else {
+                        let mut bytes = vec![0u8; count * size_of::<T>()];
+                        read(parts, self.part.start(i), &mut bytes)?;
+                        spread_bytes(&runs, 0, &bytes, host);
                     }
-                    let mut bytes = vec![0u8; count * std::mem::size_of::<T>()];
-                    read(parts, self.part.start(i), &mut bytes)?;
-                    spread_bytes(&runs, 0, &bytes, host);
                     continue;
                 }
                 let mut k = 0;
                 while k < count {
                     let got = wire::recv(self.at.transport()?, q, id)?;
                     spread_bytes(&runs, k, got.data(), host);
-                    k += got.data().len() / std::mem::size_of::<T>();
+                    k += got.data().len() / size_of::<T>();
                 }
             }
         }
-        self.flush()
+        Ok(())
     }
 
     fn flush(&self) -> Result<()> {
