@@ -77,6 +77,13 @@ pub(crate) fn check_run(transport: &dyn Transport, p: u32, run: u32) -> Result<(
     }
 }
 
+/// Whether process `p` has left the job (nothing recorded).
+pub(crate) fn has_left(transport: &dyn Transport, p: u32) -> Result<bool> {
+    poll(transport)?;
+    let left = LEFT.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(left.as_ref().is_some_and(|l| l.contains_key(&p)))
+}
+
 /// Fails if process `p`, which the caller waits on, has left the job.
 pub(crate) fn check(transport: &dyn Transport, p: u32, waiting_in: &'static str) -> Result<()> {
     poll(transport)?;
@@ -105,6 +112,31 @@ fn peer_failure(transport: &dyn Transport) -> Option<String> {
     failed
         .first()
         .map(|(p, (_, _, words))| format!("process {p} left the job: {words}"))
+}
+
+/// Fails if a process has left the job with a failure (one that left
+/// cleanly is at its exit, waiting for the others: no reason to stop a
+/// wait that is not for it), naming the first.
+pub(crate) fn check_failures(transport: &dyn Transport, waiting_in: &'static str) -> Result<()> {
+    let Some(why) = peer_failure(transport) else {
+        return Ok(());
+    };
+    let left = LEFT.lock().unwrap_or_else(|e| e.into_inner());
+    let p = left
+        .as_ref()
+        .and_then(|l| l.iter().filter(|(_, n)| n.1).map(|(p, _)| *p).min())
+        .unwrap_or_default();
+    drop(left);
+    let message = format!(
+        "{why}, while process {} waited in {waiting_in}",
+        transport.process()
+    );
+    record_failure(&message);
+    Err(Error::PeerFailed {
+        kernel: waiting_in.to_string(),
+        process: p,
+        message,
+    })
 }
 
 /// At exit: tells every other process that this one leaves, and how. With
