@@ -113,17 +113,13 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Copies `data` (of the same length) into the buffer.
     pub fn copy_from(&mut self, data: &[T]) -> Result<()> {
         self.check_len("DeviceBuffer::copy_from", data.len())?;
-        self.rt.device.write(self.addr, bytemuck_bytes(data))
+        self.rt.device.write(self.addr, as_bytes(data))
     }
 
     /// Copies the buffer into `out` (of the same length).
     pub fn copy_to(&self, out: &mut [T]) -> Result<()> {
         self.check_len("DeviceBuffer::copy_to", out.len())?;
-        // SAFETY: plain data; every bit pattern the copy writes is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, std::mem::size_of_val(out))
-        };
-        self.rt.device.read(self.addr, bytes)
+        self.rt.device.read(self.addr, as_bytes_mut(out))
     }
 
     /// Copies `src` (of the same length) into this buffer on the device,
@@ -155,9 +151,17 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
 }
 
 /// `data` as bytes (DeviceCopy types have no padding).
-fn bytemuck_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
+pub(crate) fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
     // SAFETY: plain data without padding, viewed as its bytes.
     unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
+}
+
+/// `data` as writable bytes (every bit pattern is a valid `DeviceCopy`).
+pub(crate) fn as_bytes_mut<T: DeviceCopy>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `as_bytes`; any bytes written make valid elements.
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, std::mem::size_of_val(data))
+    }
 }
 
 /// Pinned host memory mapped into the device (see [`Runtime::alloc_mapped`]).

@@ -9,7 +9,7 @@
 use crate::backend::StreamQueue;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
-use crate::memory::{DeviceBuffer, MappedBuffer};
+use crate::memory::{as_bytes, as_bytes_mut, DeviceBuffer, MappedBuffer};
 use crate::module::Module;
 use crate::runtime::Runtime;
 use dcuda_device::kernel::{Kernel, KernelArgs};
@@ -178,11 +178,7 @@ impl Stream {
             &(from..from.saturating_add(out.len())),
             src.len(),
         )?;
-        // SAFETY: plain data; every bit pattern the copy writes is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, std::mem::size_of_val(out))
-        };
-        self.queue.read(byte_addr(src, from), bytes)
+        self.queue.read(byte_addr(src, from), as_bytes_mut(out))
     }
 
     /// Copies `data` into `dst` from element `to` on, after the stream's
@@ -199,11 +195,7 @@ impl Stream {
             &(to..to.saturating_add(data.len())),
             dst.len(),
         )?;
-        // SAFETY: plain data, read as bytes.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
-        };
-        self.queue.write(byte_addr(dst, to), bytes)
+        self.queue.write(byte_addr(dst, to), as_bytes(data))
     }
 
     /// Waits until everything queued on the stream has finished; a kernel

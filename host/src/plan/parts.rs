@@ -2,6 +2,7 @@
 //! device memory or in mapped host memory.
 
 use crate::error::{Error, Result};
+pub(super) use crate::memory::{as_bytes, as_bytes_mut};
 use crate::memory::{DeviceBuffer, MappedBuffer};
 use crate::runtime::Runtime;
 use dcuda_device::DeviceCopy;
@@ -230,20 +231,6 @@ fn in_bounds<T: DeviceCopy>(parts: &dyn Parts<T>, at: usize, len: usize) -> Resu
             range: at..at.saturating_add(len),
             len: parts.elements(),
         }),
-    }
-}
-
-/// `data` as bytes (`DeviceCopy` types have no padding).
-pub(super) fn as_bytes<T: DeviceCopy>(data: &[T]) -> &[u8] {
-    // SAFETY: plain data without padding, viewed as its bytes.
-    unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) }
-}
-
-/// `data` as writable bytes (every bit pattern is a valid `DeviceCopy`).
-pub(super) fn as_bytes_mut<T: DeviceCopy>(data: &mut [T]) -> &mut [u8] {
-    // SAFETY: as in `as_bytes`; any bytes written make valid elements.
-    unsafe {
-        std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, std::mem::size_of_val(data))
     }
 }
 

@@ -157,7 +157,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         for q in 0..self.at.processes() {
             for (i, r) in self.at.ranks_of(q).enumerate() {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
-                let count = self.count(r);
+                let count: usize = runs.iter().map(|run| run.1).sum();
                 if q == me {
                     if let [(s, l)] = runs[..] {
                         write(parts, self.part.start(i), as_bytes(&host[s..s + l]))?;
@@ -210,7 +210,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
         for q in 0..self.at.processes() {
             for (i, r) in self.at.ranks_of(q).enumerate() {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
-                let count = self.count(r);
+                let count: usize = runs.iter().map(|run| run.1).sum();
                 if q == me {
                     if let [(s, l)] = runs[..] {
                         read(parts, self.part.start(i), as_bytes_mut(&mut host[s..s + l]))?;
