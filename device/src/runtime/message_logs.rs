@@ -25,6 +25,35 @@ pub(super) const EXPRESS: u32 = 2 << 30;
 pub(super) const ENVELOPE: u32 = 3 << 30;
 const KIND: u32 = 3 << 30;
 
+/// A message a search found: its found word and its payload's length,
+/// loaded with its header so that a receive needs no second look.
+#[derive(Clone, Copy)]
+pub(super) struct Found {
+    pub word: u32,
+    pub bytes: u64,
+}
+
+impl Found {
+    /// One word for the leader's broadcast: the found word, and the length
+    /// above it when it fits in 32 bits (`u32::MAX` when it does not).
+    #[inline(always)]
+    pub fn packed(self) -> u64 {
+        let bytes = if self.bytes < u32::MAX as u64 {
+            self.bytes
+        } else {
+            u32::MAX as u64
+        };
+        self.word as u64 | bytes << 32
+    }
+
+    /// The found word and, if it fitted, the length of a packed `Found`.
+    #[inline(always)]
+    pub fn unpack(packed: u64) -> (u32, Option<u64>) {
+        let bytes = packed >> 32;
+        (packed as u32, (bytes != u32::MAX as u64).then_some(bytes))
+    }
+}
+
 /// The messages a receive accepts.
 #[derive(Clone, Copy)]
 pub(super) struct Wanted {
@@ -34,13 +63,28 @@ pub(super) struct Wanted {
 }
 
 impl Wanted {
-    fn accepts(&self, r: &MessageRecord) -> bool {
-        r.context == self.context
-            && match self.source {
-                Source::Any => true,
-                Source::Rank(s) => r.source == s,
-            }
-            && self.tag.is_none_or(|t| t == r.tag)
+    /// Whether `w` accepts the record `r` points to. Every header word is
+    /// loaded before any is tested, so that the loads travel together: a
+    /// short-circuit test made them four round trips to memory.
+    ///
+    /// # Safety
+    /// `r` is a published record.
+    #[inline(always)]
+    unsafe fn accepts(&self, r: *const MessageRecord) -> bool {
+        // SAFETY: as the caller promises. Volatile, so that the compiler
+        // does not move a load behind another's test.
+        let (context, source, tag) = unsafe {
+            (
+                (&raw const (*r).context).read_volatile(),
+                (&raw const (*r).source).read_volatile(),
+                (&raw const (*r).tag).read_volatile(),
+            )
+        };
+        let source_ok = match self.source {
+            Source::Any => true,
+            Source::Rank(s) => source == s,
+        };
+        (context == self.context) & source_ok & self.tag.is_none_or(|t| t == tag)
     }
 
     /// Its words for the watchdog and the host: tag, source (`u32::MAX`
@@ -82,14 +126,19 @@ impl Log {
     }
 
     /// The slot of the oldest published, unreceived record that `w`
-    /// accepts; `Err` carries how many records are in use.
+    /// accepts; `Err` carries how many records are in use. On the way it
+    /// retires the received records at the tail, freeing room for senders:
+    /// a receive only marks its record, so that the retiring is done while
+    /// the next receive waits, not on the path of a message.
     #[inline(always)]
-    fn find(&self, w: &Wanted) -> Result<u32, u32> {
-        // SAFETY: this rank's own log and counters.
+    fn find(&self, w: &Wanted) -> Result<Found, u32> {
+        // SAFETY: this rank's own log and counters; only its leader thread
+        // writes `retired` and `consumed`.
         unsafe {
             let retired = arch::load_relaxed(self.retired, self.scope);
             let reserved = arch::load_acquire(self.reserved, self.scope);
-            let mut pos = retired;
+            let (mut pos, mut tail, mut at_tail) = (retired, retired, true);
+            let mut found = None;
             while pos != reserved {
                 let r = self.record(pos);
                 // A record reserved but not written yet is skipped, not
@@ -99,35 +148,41 @@ impl Log {
                 // message may lie past it, its newer one in the list).
                 let written =
                     arch::load_acquire(&raw const (*r).seq, self.scope) == pos.wrapping_add(1);
-                if written && (*r).consumed == 0 && w.accepts(&*r) {
-                    return Ok(pos % MSG_LOG as u32);
-                }
                 pos = pos.wrapping_add(1);
+                if !written {
+                    at_tail = false;
+                    continue;
+                }
+                // One round trip for the whole header (volatile: not one
+                // load after another's test).
+                let consumed = (&raw const (*r).consumed).read_volatile() != 0;
+                let bytes = (&raw const (*r).bytes).read_volatile();
+                let accepted = w.accepts(r);
+                if consumed {
+                    if at_tail {
+                        tail = pos;
+                    }
+                    continue;
+                }
+                at_tail = false;
+                if accepted {
+                    let word = pos.wrapping_sub(1) % MSG_LOG as u32;
+                    found = Some(Found { word, bytes });
+                    break;
+                }
             }
-            Err(reserved.wrapping_sub(retired))
+            if tail != retired {
+                arch::store_release(self.retired, tail, self.scope);
+            }
+            found.ok_or(reserved.wrapping_sub(tail))
         }
     }
 
-    /// Marks the record in `slot` received and retires the received
-    /// records at the tail, freeing room for senders.
+    /// Marks the record in `slot` received; the next search retires it.
     #[inline(always)]
     pub fn consume(&self, slot: u32) {
         // SAFETY: this rank's own log; the record was found published.
-        unsafe {
-            (*self.records.wrapping_add(slot as usize)).consumed = 1;
-            let mut retired = arch::load_relaxed(self.retired, self.scope);
-            let reserved = arch::load_acquire(self.reserved, self.scope);
-            while retired != reserved {
-                let r = self.record(retired);
-                if arch::load_acquire(&raw const (*r).seq, self.scope) != retired.wrapping_add(1)
-                    || (*r).consumed == 0
-                {
-                    break;
-                }
-                retired = retired.wrapping_add(1);
-            }
-            arch::store_release(self.retired, retired, self.scope);
-        }
+        unsafe { (*self.records.wrapping_add(slot as usize)).consumed = 1 };
     }
 }
 
@@ -144,38 +199,42 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
 }
 
 /// Takes over the envelopes pushed to device rank `dev` since the last
-/// time.
+/// time; returns the head of its taken-over list.
 #[inline(always)]
-fn take_envelopes(ctx: &RankContext, dev: u32) {
+fn take_envelopes(ctx: &RankContext, dev: u32) -> u64 {
     let [pushed, taken, _] = ctx.message_lists(dev);
     // SAFETY: this rank's lists; envelopes in them are published by the
     // release of their push and stay put until their sender is notified.
     unsafe {
+        // Both heads are loaded before the log is searched, so that a
+        // search that finds nothing costs one round trip, not two.
+        let mut head = *taken;
         if arch::load_relaxed(pushed, Scope::Gpu) != 0 {
             let mut chain = arch::swap(pushed, 0, Ordering::AcqRel, Scope::Gpu);
             while chain != 0 {
                 let e = chain as *mut MessageRecord;
                 chain = (*e).next;
-                (*e).next = *taken;
-                *taken = e as u64;
+                (*e).next = head;
+                head = e as u64;
             }
+            *taken = head;
         }
+        head
     }
 }
 
-/// The first taken-over envelope of `dev` that `w` accepts.
+/// The first envelope from the taken-over list at `head` that `w` accepts.
 #[inline(always)]
-fn find_envelope(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<u32> {
-    let [_, taken, _] = ctx.message_lists(dev);
+fn find_envelope(mut head: u64, w: &Wanted) -> Option<Found> {
     // SAFETY: as in `take_envelopes`.
     unsafe {
-        let mut at = *taken;
-        while at != 0 {
-            let e = at as *mut MessageRecord;
-            if w.accepts(&*e) {
-                return Some((*e).sender);
+        while head != 0 {
+            let e = head as *mut MessageRecord;
+            if w.accepts(e) {
+                let word = ENVELOPE | (*e).sender;
+                return Some(Found { word, bytes: (*e).bytes });
             }
-            at = (*e).next;
+            head = (*e).next;
         }
     }
     None
@@ -199,17 +258,18 @@ pub(super) fn unlink_envelope(ctx: &RankContext, dev: u32, sender: u32) {
     }
 }
 
-/// The express slot's message if `w` accepts it: (its arrival number).
+/// The express slot's message if `w` accepts it, and its arrival number.
 #[inline(always)]
-fn find_express(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<u32> {
+fn find_express(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<(Found, u32)> {
     let (record, published, retired) = ctx.express(dev);
     // SAFETY: this rank's express slot and counters (host-mapped).
     unsafe {
         let p = arch::load_acquire(published, Scope::System);
-        if p == arch::load_relaxed(retired, Scope::System) || !w.accepts(&*record) {
+        if p == arch::load_relaxed(retired, Scope::System) || !w.accepts(record) {
             return None;
         }
-        Some((*record).arrival)
+        let word = EXPRESS;
+        Some((Found { word, bytes: (*record).bytes }, (*record).arrival))
     }
 }
 
@@ -228,7 +288,7 @@ pub(super) fn consume_express(ctx: &RankContext, dev: u32) {
 /// the express slot, whichever arrived first. With the inbox full and no
 /// match, a receive that waits (`post`) posts its want for the host.
 #[inline(always)]
-fn find_remote(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<u32, u32> {
+fn find_remote(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<Found, u32> {
     // The inbox is in host memory: read it over the bus only once the host
     // has delivered something from another process.
     // SAFETY: the flag lives for the run.
@@ -236,20 +296,20 @@ fn find_remote(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<u3
         return Err(0);
     }
     let inbox = Log::of(ctx, dev, true);
-    let found = inbox.find(w);
+    let found = inbox.find(w).map(|f| Found {
+        word: INBOX | f.word,
+        ..f
+    });
     let express = find_express(ctx, dev, w);
     match (found, express) {
-        (Ok(slot), Some(arrival)) => {
+        (Ok(f), Some((e, arrival))) => {
+            let slot = f.word & !KIND;
             // SAFETY: a published record of this rank's inbox.
             let older = unsafe { (*inbox.records.wrapping_add(slot as usize)).arrival };
-            if (arrival.wrapping_sub(older) as i32) < 0 {
-                Ok(EXPRESS)
-            } else {
-                Ok(INBOX | slot)
-            }
+            Ok(if (arrival.wrapping_sub(older) as i32) < 0 { e } else { f })
         }
-        (Ok(slot), None) => Ok(INBOX | slot),
-        (Err(_), Some(_)) => Ok(EXPRESS),
+        (Ok(f), None) => Ok(f),
+        (Err(_), Some((e, _))) => Ok(e),
         (Err(used), None) => {
             if post && used as usize >= MSG_LOG {
                 post_want(ctx, dev, w);
@@ -296,16 +356,16 @@ pub(super) fn clear_want(ctx: &RankContext, dev: u32) {
 /// envelope, so each sender's order holds. `post`: the receive waits,
 /// and may post its want.
 #[inline(always)]
-pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<u32, u32> {
+pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<Found, u32> {
     // Envelopes first, the log after: a sender's envelope taken now was
     // pushed before, so all its older messages are in the log by then.
-    take_envelopes(ctx, dev);
+    let envelopes = take_envelopes(ctx, dev);
     let here = Log::of(ctx, dev, false).find(w);
     if here.is_ok() {
-        return here.map(|slot| LOG | slot);
+        return here;
     }
-    if let Some(sender) = find_envelope(ctx, dev, w) {
-        return Ok(ENVELOPE | sender);
+    if let Some(found) = find_envelope(envelopes, w) {
+        return Ok(found);
     }
     if ctx.processes == 1 {
         return here;

@@ -14,7 +14,7 @@
 //! it.
 use super::comm::Comm;
 use super::matching::Source;
-use super::message_logs::{self as logs, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
+use super::message_logs::{self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
 use crate::abi::{Call, Fault, MessageRecord, Op, Route, Transfer, EAGER, NO_TAG, SEND_DONE_TAG};
@@ -76,12 +76,14 @@ impl Runtime {
             let values = [buf.as_ptr() as u64, dest as u64, 0, 0];
             self.fail(block, Call::Send, Fault::NotGlobal, values);
         }
-        block.sync(); // Every thread's writes to `buf` precede the copy.
         let ctx = *self.ctx();
         const FULL: u32 = u32::MAX;
+        // Every thread's writes to `buf` precede the copy: the barrier of
+        // `single`, or of `sync`.
         let pos = if bytes <= EAGER {
             block.single(|_| logs::reserve(&ctx, place.dev).unwrap_or(FULL))
         } else {
+            block.sync();
             FULL
         };
         let r = if pos == FULL {
@@ -193,28 +195,34 @@ impl Runtime {
         let w = self.wanted(block, Call::Recv, comm, from);
         let (ctx, id) = (*self.ctx(), block.id());
         self.tests.waiting();
-        let found = self.wait_until(block, Call::Recv, w.args(), || {
-            logs::find(&ctx, id, &w, true)
+        // The leader's search loads the length with the header, and the
+        // broadcast carries it: the threads start copying at once.
+        let packed = self.wait_until_word(block, Call::Recv, w.args(), || {
+            logs::find(&ctx, id, &w, true).map(Found::packed)
         });
-        let (r, status) = self.status_of(block, found);
+        let (found, known) = Found::unpack(packed);
+        let r = logs::record_of(&ctx, id, found);
+        // SAFETY: a published record (the inbox's in host memory); the
+        // leader's acquire of it and the barrier after it order these reads.
+        let (bytes, source, tag) = unsafe {
+            let bytes = known.unwrap_or_else(|| (*r).bytes);
+            let source = match w.source {
+                Source::Rank(s) => s,
+                Source::Any => (*r).source,
+            };
+            (bytes, source, w.tag.unwrap_or_else(|| (*r).tag))
+        };
+        let status = Status { source, tag, bytes };
         let size = core::mem::size_of::<T>() as u64;
-        let values = [
-            status.bytes,
-            buf.bytes() as u64,
-            status.source as u64,
-            status.tag as u64,
-        ];
-        if status.bytes > buf.bytes() as u64 {
+        let values = [bytes, buf.bytes() as u64, source as u64, tag as u64];
+        if bytes > buf.bytes() as u64 {
             self.fail(block, Call::Recv, Fault::MessageTruncated, values);
         }
-        if size > 0 && status.bytes % size != 0 {
+        if size > 0 && bytes % size != 0 {
             let values = [values[0], size, values[2], values[3]];
             self.fail(block, Call::Recv, Fault::MessagePartial, values);
         }
-        let (bytes, dst) = (status.bytes as usize, buf.as_mut_ptr() as *mut u8);
-        // SAFETY: a published record (the inbox's in host memory); the
-        // payload's length was checked against `buf`.
-        let (data, sender) = unsafe { ((*r).data, (*r).sender) };
+        let (bytes, dst) = (bytes as usize, buf.as_mut_ptr() as *mut u8);
         let kind = found & ENVELOPE;
         if bytes <= EAGER {
             // SAFETY: as above.
@@ -222,12 +230,13 @@ impl Runtime {
         } else if kind == ENVELOPE {
             // SAFETY: the sender waits in `send` until notified, so its
             // buffer of `bytes` bytes is live and unchanged.
-            unsafe { block.copy(dst, data as *const u8, bytes) };
+            unsafe { block.copy(dst, (*r).data as *const u8, bytes) };
         } else {
             let transfer = Transfer {
                 target: ctx.world_first + id,
                 window: 0,
-                offset: data,
+                // SAFETY: as above.
+                offset: unsafe { (*r).data },
                 local: dst as u64,
                 bytes: bytes as u64,
             };
@@ -241,6 +250,7 @@ impl Runtime {
                 INBOX => Log::of(&ctx, id, true).consume(found & !ENVELOPE),
                 EXPRESS => logs::consume_express(&ctx, id),
                 _ => {
+                    let sender = found & !ENVELOPE;
                     logs::unlink_envelope(&ctx, id, sender);
                     // SAFETY: the sender's counter, on this device.
                     let counter = ctx.local_counter(sender, SEND_DONE_TAG);
@@ -262,7 +272,7 @@ impl Runtime {
         let (ctx, id) = (*self.ctx(), block.id());
         self.tests.waiting();
         let found = self.wait_until(block, Call::Probe, w.args(), || {
-            logs::find(&ctx, id, &w, true)
+            logs::find(&ctx, id, &w, true).map(|f| f.word)
         });
         if ctx.processes > 1 {
             block.leader(|_| logs::clear_want(&ctx, id));
@@ -284,9 +294,9 @@ impl Runtime {
         let (status, streak) = (ctx.status(id), &mut self.tests);
         // A poll posts no want: it may never receive what it asks about.
         let found = block.single(|_| match logs::find(&ctx, id, &w, false) {
-            Ok(slot) => {
+            Ok(f) => {
                 streak.succeeded(status);
-                slot
+                f.word
             }
             Err(seen) => {
                 if streak.failed(&ctx, status, Call::Iprobe, w.args(), seen) {

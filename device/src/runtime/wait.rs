@@ -17,31 +17,41 @@ impl Runtime {
         block: &mut Block,
         call: Call,
         args: [u32; 3],
-        ready: impl FnMut() -> Result<u32, u32>,
+        mut ready: impl FnMut() -> Result<u32, u32>,
     ) -> u32 {
+        self.wait_until_word(block, call, args, || ready().map(u64::from)) as u32
+    }
+
+    /// [`wait_until`](Self::wait_until) with a 64-bit result; `u64::MAX`
+    /// is not one (it stands for an aborted run).
+    #[inline(always)]
+    pub fn wait_until_word(
+        &self,
+        block: &mut Block,
+        call: Call,
+        args: [u32; 3],
+        ready: impl FnMut() -> Result<u64, u32>,
+    ) -> u64 {
         let ctx = self.ctx();
         let status = ctx.status(block.id());
-        let outcome = block.single(|_| match poll(ctx, status, call, args, ready) {
-            Some(v) => v as u64,
-            None => u64::MAX,
-        });
+        let outcome = block.single(|_| poll(ctx, status, call, args, ready).unwrap_or(u64::MAX));
         if outcome == u64::MAX {
             abort_exit()
         }
-        outcome as u32
+        outcome
     }
 }
 
 /// Runs `ready` on this (the leader) thread until it returns `Ok`, with the
 /// bookkeeping of [`Runtime::wait_until`]; `None` once the run is aborted.
 #[inline(always)]
-pub(crate) fn poll(
+pub(crate) fn poll<T>(
     ctx: &RankContext,
     status: *mut WaitStatus,
     call: Call,
     args: [u32; 3],
-    mut ready: impl FnMut() -> Result<u32, u32>,
-) -> Option<u32> {
+    mut ready: impl FnMut() -> Result<T, u32>,
+) -> Option<T> {
     let mut spins = 0u32;
     // The same bookkeeping as a rank that polls with tests: after a while
     // it publishes what it waits on, then keeps the count live.
