@@ -94,11 +94,17 @@ impl BlockContext {
         let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
         let allocation = shared.entry(symbol).or_insert_with(|| {
             let words = bytes.div_ceil(16).max(1);
-            SharedAllocation(std::vec![0u128; words].into_boxed_slice())
+            // A GPU block's shared memory starts with whatever was there:
+            // a pattern, not zeros, so that a read before the first write
+            // shows up here too.
+            SharedAllocation(std::vec![UNWRITTEN_SHARED; words].into_boxed_slice())
         });
         allocation.0.as_mut_ptr() as *mut u8
     }
 }
+
+/// What shared memory holds before a block writes it.
+const UNWRITTEN_SHARED: u128 = u128::from_ne_bytes([0xA5; 16]);
 
 /// What an emulated thread knows about itself.
 ///
