@@ -14,6 +14,8 @@
 //! it.
 use super::comm::Comm;
 use super::matching::Source;
+use super::message_inbox::{clear_want, consume_express};
+use super::message_lists::{push_envelope, unlink_envelope};
 use super::message_logs::{self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
@@ -80,10 +82,19 @@ impl Runtime {
         const FULL: u32 = u32::MAX;
         // Every thread's writes to `buf` precede the copy: the barrier of
         // `single`, or of `sync`.
+        let (first, me) = (self.messages.first_use(), block.id());
         let pos = if bytes <= EAGER {
-            block.single(|_| logs::reserve(&ctx, place.dev).unwrap_or(FULL))
+            block.single(|_| {
+                if first {
+                    logs::start(&ctx, me);
+                }
+                logs::reserve(&ctx, place.dev).unwrap_or(FULL)
+            })
         } else {
             block.sync();
+            if first {
+                block.leader(|_| logs::start(&ctx, me));
+            }
             FULL
         };
         let r = if pos == FULL {
@@ -114,7 +125,7 @@ impl Runtime {
                 (*r).sender = sender;
                 (*r).consumed = 0;
                 if pos == FULL {
-                    logs::push_envelope(&ctx, place.dev, r);
+                    push_envelope(&ctx, place.dev, r);
                 } else {
                     arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu);
                 }
@@ -197,7 +208,11 @@ impl Runtime {
         self.tests.waiting();
         // The leader's search loads the length with the header, and the
         // broadcast carries it: the threads start copying at once.
+        let mut setup = self.messages.first_use();
         let packed = self.wait_until_word(block, Call::Recv, w.args(), || {
+            if core::mem::take(&mut setup) {
+                logs::start(&ctx, id);
+            }
             logs::find(&ctx, id, &w, true).map(Found::packed)
         });
         let (found, known) = Found::unpack(packed);
@@ -248,17 +263,17 @@ impl Runtime {
             match kind {
                 LOG => Log::of(&ctx, id, false).consume(found & !ENVELOPE),
                 INBOX => Log::of(&ctx, id, true).consume(found & !ENVELOPE),
-                EXPRESS => logs::consume_express(&ctx, id),
+                EXPRESS => consume_express(&ctx, id),
                 _ => {
                     let sender = found & !ENVELOPE;
-                    logs::unlink_envelope(&ctx, id, sender);
+                    unlink_envelope(&ctx, id, sender);
                     // SAFETY: the sender's counter, on this device.
                     let counter = ctx.local_counter(sender, SEND_DONE_TAG);
                     unsafe { arch::add(counter, 1, Ordering::Release, Scope::Gpu) };
                 }
             }
             if ctx.processes > 1 {
-                logs::clear_want(&ctx, id);
+                clear_want(&ctx, id);
             }
         });
         status
@@ -271,11 +286,15 @@ impl Runtime {
         let w = self.wanted(block, Call::Probe, comm, from);
         let (ctx, id) = (*self.ctx(), block.id());
         self.tests.waiting();
+        let mut setup = self.messages.first_use();
         let found = self.wait_until(block, Call::Probe, w.args(), || {
+            if core::mem::take(&mut setup) {
+                logs::start(&ctx, id);
+            }
             logs::find(&ctx, id, &w, true).map(|f| f.word)
         });
         if ctx.processes > 1 {
-            block.leader(|_| logs::clear_want(&ctx, id));
+            block.leader(|_| clear_want(&ctx, id));
         }
         self.status_of(block, found).1
     }
@@ -293,16 +312,22 @@ impl Runtime {
         let (ctx, id) = (*self.ctx(), block.id());
         let (status, streak) = (ctx.status(id), &mut self.tests);
         // A poll posts no want: it may never receive what it asks about.
-        let found = block.single(|_| match logs::find(&ctx, id, &w, false) {
-            Ok(f) => {
-                streak.succeeded(status);
-                f.word
+        let first = self.messages.first_use();
+        let found = block.single(|_| {
+            if first {
+                logs::start(&ctx, id);
             }
-            Err(seen) => {
-                if streak.failed(&ctx, status, Call::Iprobe, w.args(), seen) {
-                    ABORTED
-                } else {
-                    NOTHING
+            match logs::find(&ctx, id, &w, false) {
+                Ok(f) => {
+                    streak.succeeded(status);
+                    f.word
+                }
+                Err(seen) => {
+                    if streak.failed(&ctx, status, Call::Iprobe, w.args(), seen) {
+                        ABORTED
+                    } else {
+                        NOTHING
+                    }
                 }
             }
         });

@@ -20,6 +20,8 @@ mod leaders;
 mod local_copies;
 mod log;
 mod matching;
+mod message_inbox;
+mod message_lists;
 mod message_logs;
 mod messages;
 mod notify;
@@ -65,6 +67,7 @@ pub(crate) struct Runtime {
     tests: wait::PollStreak,
     collectives: collective::Collectives,
     leaders: leaders::Leaders,
+    messages: message_logs::MessageState,
     comms: comm::Comms,
     tracer: trace::Tracer,
 }
@@ -102,6 +105,7 @@ impl Runtime {
             tests: wait::PollStreak::default(),
             collectives: collective::Collectives::default(),
             leaders: leaders::Leaders::default(),
+            messages: message_logs::MessageState::default(),
             comms: comm::Comms::default(),
             tracer: trace::Tracer::default(),
         }

@@ -39,9 +39,15 @@ pub const fn message_value(w: u32, round: u32, i: u32) -> u64 {
     ((w as u64) << 40) | ((round as u64) << 20) | i as u64
 }
 
-/// Elements of flood message `round`: short and long ones alternate.
+/// Short flood messages each sender sends first: more than a log holds,
+/// so one sender alone fills it and goes on through its envelope.
+pub const FLOOD_BURST: u32 = dcuda_device::abi::MSG_LOG as u32 + 2;
+
+/// Elements of flood message `round`: a long one (a sender's first
+/// message call), a burst of short ones, then short and long ones
+/// alternate.
 pub const fn flood_len(round: u32, len: u32) -> u32 {
-    if round.is_multiple_of(2) {
+    if round > 0 && (round < FLOOD_BURST || round.is_multiple_of(2)) {
         3
     } else {
         len
