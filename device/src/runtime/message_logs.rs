@@ -142,21 +142,27 @@ pub(super) struct Log {
     pub reserved: *mut u32,
     pub retired: *mut u32,
     inbox: bool,
-    scope: Scope,
 }
 
 impl Log {
     #[inline(always)]
     pub fn of(ctx: &RankContext, dev: u32, inbox: bool) -> Log {
         let (records, reserved, retired) = ctx.message_log(dev, inbox);
-        // The host writes the inbox: it is read and written at system scope.
-        let scope = if inbox { Scope::System } else { Scope::Gpu };
         Log {
             records,
             reserved,
             retired,
             inbox,
-            scope,
+        }
+    }
+
+    /// The host writes the inbox: it is read and written at system scope.
+    #[inline(always)]
+    fn scope(&self) -> Scope {
+        if self.inbox {
+            Scope::System
+        } else {
+            Scope::Gpu
         }
     }
 
@@ -169,7 +175,7 @@ impl Log {
     #[inline(always)]
     fn seq(&self, pos: u32) -> u32 {
         // SAFETY: a record of this log.
-        unsafe { arch::load_acquire(&raw const (*self.record(pos)).seq, self.scope) }
+        unsafe { arch::load_acquire(&raw const (*self.record(pos)).seq, self.scope()) }
     }
 
     /// The oldest published, unreceived record of positions `from..end`
@@ -207,14 +213,7 @@ impl Log {
                 hole = hole.or(Some(pos.wrapping_sub(1)));
                 continue;
             }
-            // SAFETY: a published record (its sequence word acquired); only
-            // this rank's leader writes `consumed`.
-            let (consumed, (accepted, bytes)) = unsafe {
-                (
-                    (&raw const (*r).consumed).read_volatile() != 0,
-                    w.accepts(r),
-                )
-            };
+            let (consumed, accepted, bytes) = look(r, w);
             if consumed {
                 tail = if at_tail { pos } else { tail };
                 continue;
@@ -234,7 +233,7 @@ impl Log {
         }
         if tail != from {
             // SAFETY: this rank's own counter; only its leader writes it.
-            unsafe { arch::store_release(self.retired, tail, self.scope) };
+            unsafe { arch::store_release(self.retired, tail, self.scope()) };
             if !self.inbox {
                 DCUDA_MESSAGE_STATE.set(TAIL, tail);
             }
@@ -250,13 +249,7 @@ impl Log {
             let (pos, r) = (from, self.record(from));
             from = from.wrapping_add(1);
             if self.seq(pos) == from {
-                // SAFETY: as in `search`.
-                let (consumed, (accepted, bytes)) = unsafe {
-                    (
-                        (&raw const (*r).consumed).read_volatile() != 0,
-                        w.accepts(r),
-                    )
-                };
+                let (consumed, accepted, bytes) = look(r, w);
                 if !consumed && accepted {
                     return Some(Found {
                         word: pos % MSG_LOG as u32,
@@ -274,8 +267,8 @@ impl Log {
         // SAFETY: this rank's own counters.
         let (from, end) = unsafe {
             (
-                arch::load_relaxed(self.retired, self.scope),
-                arch::load_acquire(self.reserved, self.scope),
+                arch::load_relaxed(self.retired, self.scope()),
+                arch::load_acquire(self.reserved, self.scope()),
             )
         };
         self.search(w, from, end, None)
@@ -287,6 +280,21 @@ impl Log {
         // SAFETY: this rank's own log; the record was found published.
         unsafe { (*self.records.wrapping_add(slot as usize)).consumed = 1 };
     }
+}
+
+/// A published record's header in one batch of loads: whether it was
+/// received, whether `w` accepts it, and its length (leader thread, after
+/// acquiring its sequence word; only the leader writes `consumed`).
+#[inline(always)]
+fn look(r: *const MessageRecord, w: &Wanted) -> (bool, bool, u64) {
+    // SAFETY: a record of this rank's log, published.
+    let (consumed, (accepted, bytes)) = unsafe {
+        (
+            (&raw const (*r).consumed).read_volatile() != 0,
+            w.accepts(r),
+        )
+    };
+    (consumed, accepted, bytes)
 }
 
 /// The record a found word names.
