@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 export DCUDA_ARCH=${DCUDA_ARCH:-sm_70,sm_90}
+# SASS for Hopper too: the GPU machine's driver starts with an empty cache
+# and compiles the test module's PTX for a minute otherwise.
+export DCUDA_SASS=${DCUDA_SASS:-sm_90}
+export DCUDA_PTXAS=${DCUDA_PTXAS:-$PWD/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas}
 
 bundle=.gpu-bundle
 rm -rf "$bundle"

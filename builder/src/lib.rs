@@ -16,110 +16,31 @@
 //! driver compiles for V100 and every newer GPU). Set several with
 //! [`PtxBuilder::archs`] or the `DCUDA_ARCH` environment variable
 //! (`DCUDA_ARCH=sm_70,sm_90`); the runtime loads the newest one the GPU runs.
+//!
+//! With [`PtxBuilder::sass`] or `DCUDA_SASS` (`1`: every architecture built;
+//! or a list, `DCUDA_SASS=sm_90`), `ptxas` (`DCUDA_PTXAS`, else the one on
+//! `PATH`) also compiles those architectures' PTX to SASS, which the runtime
+//! loads on a GPU of that architecture instead of having the driver compile
+//! the PTX when the program starts (a minute for a large module on a
+//! machine whose driver cache is empty). ptxas 13 builds sm_75 and newer.
 
+mod arch;
+mod error;
+mod toolchain;
+
+pub use arch::Arch;
+pub use error::Error;
 use std::env;
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use toolchain::{check_components, compile_sass};
 
 /// Set in the nested build's environment.
 const NESTED: &str = "DCUDA_BUILDER_NESTED";
 
 /// The nvptx target triple.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
-
-/// A GPU architecture, `sm_XY` (compute capability X.Y).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Arch(pub u32);
-
-impl Arch {
-    /// `sm_70` (Volta, V100): the oldest architecture with the PTX memory
-    /// model (scoped acquire/release) and `nanosleep` that dcuda relies on.
-    pub const DEFAULT: Arch = Arch(70);
-
-    /// Parses `sm_90`, `90` or `compute_90`.
-    pub fn parse(s: &str) -> Result<Arch, Error> {
-        let digits = s
-            .trim()
-            .trim_start_matches("sm_")
-            .trim_start_matches("compute_");
-        match digits.parse::<u32>() {
-            Ok(n) if n >= 70 => Ok(Arch(n)),
-            Ok(n) => Err(Error::Arch(format!(
-                "sm_{n} is older than sm_70; dcuda needs the PTX memory model of Volta or newer"
-            ))),
-            Err(_) => Err(Error::Arch(format!(
-                "`{s}` is not an architecture (expected e.g. sm_90)"
-            ))),
-        }
-    }
-
-    /// The lowest PTX ISA version that has every instruction dcuda emits
-    /// (`nanosleep` needs 6.3) and that supports this architecture.
-    pub fn ptx_isa(self) -> u32 {
-        match self.0 {
-            0..=75 => 63,
-            76..=80 => 70,
-            81..=86 => 71,
-            87 => 74,
-            88..=90 => 78,
-            91..=100 => 86,
-            _ => 88,
-        }
-    }
-}
-
-impl fmt::Display for Arch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sm_{}", self.0)
-    }
-}
-
-/// Why a PTX build failed.
-#[derive(Debug)]
-pub enum Error {
-    /// A rustup component the nvptx build needs is not installed.
-    MissingComponent {
-        /// The component's name.
-        component: &'static str,
-        /// The command that installs it.
-        install: String,
-    },
-    /// An architecture could not be parsed or is unsupported.
-    Arch(String),
-    /// The kernel crate failed to compile.
-    Compile {
-        /// The kernel crate's directory.
-        krate: PathBuf,
-        /// The architecture being built.
-        arch: Arch,
-        /// The compiler's output.
-        output: String,
-    },
-    /// An I/O or tool error.
-    Io(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::MissingComponent { component, install } => write!(
-                f,
-                "dcuda-builder: the rustup component `{component}` is missing; install it with `{install}`"
-            ),
-            Error::Arch(msg) => write!(f, "dcuda-builder: {msg}"),
-            Error::Compile { krate, arch, output } => write!(
-                f,
-                "dcuda-builder: compiling {} for {arch} failed:\n{output}",
-                krate.display()
-            ),
-            Error::Io(msg) => write!(f, "dcuda-builder: {msg}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// Builds one kernel crate to PTX.
 #[derive(Clone, Debug)]
@@ -128,6 +49,7 @@ pub struct PtxBuilder {
     archs: Option<Vec<Arch>>,
     out_dir: Option<PathBuf>,
     target_dir: Option<PathBuf>,
+    sass: Vec<Arch>,
 }
 
 /// What [`PtxBuilder::build`] produced.
@@ -137,6 +59,8 @@ pub struct PtxOutput {
     pub name: String,
     /// One PTX file per architecture.
     pub files: Vec<(Arch, PathBuf)>,
+    /// One cubin per architecture, where SASS was asked for.
+    pub cubins: Vec<(Arch, PathBuf)>,
 }
 
 impl PtxBuilder {
@@ -153,6 +77,7 @@ impl PtxBuilder {
             archs: None,
             out_dir: None,
             target_dir: None,
+            sass: Vec::new(),
         }
     }
 
@@ -171,6 +96,39 @@ impl PtxBuilder {
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.out_dir = Some(dir.into());
         self
+    }
+
+    /// Also compile the PTX of these architectures (each one built) to
+    /// SASS with `ptxas`. `DCUDA_SASS` overrides this.
+    pub fn sass(mut self, archs: &[Arch]) -> Self {
+        self.sass = archs.to_vec();
+        self
+    }
+
+    /// The architectures to build SASS for: `DCUDA_SASS` (`1`: all of
+    /// `built`, `0`: none, else a list), else the builder's; each must be
+    /// one of `built`.
+    pub fn selected_sass(&self, built: &[Arch]) -> Result<Vec<Arch>, Error> {
+        let archs = match env::var("DCUDA_SASS").as_deref().map(str::trim) {
+            Ok("1") => built.to_vec(),
+            Ok("0") | Ok("") => Vec::new(),
+            Ok(list) => list
+                .split(',')
+                .map(Arch::parse)
+                .collect::<Result<Vec<_>, _>>()?,
+            Err(_) => self.sass.clone(),
+        };
+        match archs.iter().find(|a| !built.contains(a)) {
+            Some(a) => Err(Error::Arch(format!(
+                "SASS for {a} was asked for, but only {} is built (DCUDA_ARCH)",
+                built
+                    .iter()
+                    .map(Arch::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            None => Ok(archs),
+        }
     }
 
     /// The nested cargo's target directory (default: `dcuda-ptx` inside the
@@ -209,6 +167,7 @@ impl PtxBuilder {
             return Ok(PtxOutput {
                 name: String::new(),
                 files: Vec::new(),
+                cubins: Vec::new(),
             });
         }
         let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -225,14 +184,18 @@ impl PtxBuilder {
             .clone()
             .unwrap_or_else(|| default_target_dir(&out_dir));
         println!("cargo:rerun-if-env-changed=DCUDA_ARCH");
+        println!("cargo:rerun-if-env-changed=DCUDA_SASS");
+        println!("cargo:rerun-if-env-changed=DCUDA_PTXAS");
+        let archs = self.selected_archs()?;
+        let sass = self.selected_sass(&archs)?;
         println!(
             "cargo:rerun-if-changed={}",
             self.krate.join("Cargo.toml").display()
         );
 
         let mut name = String::new();
-        let mut files = Vec::new();
-        for arch in self.selected_archs()? {
+        let (mut files, mut cubins) = (Vec::new(), Vec::new());
+        for arch in archs {
             let (lib_name, ptx, deps) = self.compile(Path::new(&cargo), &target_dir, arch)?;
             for dep in deps {
                 println!("cargo:rerun-if-changed={}", dep.display());
@@ -240,14 +203,25 @@ impl PtxBuilder {
             let dest = out_dir.join(format!("{lib_name}.{arch}.ptx"));
             fs::copy(&ptx, &dest)
                 .map_err(|e| Error::Io(format!("copying {}: {e}", ptx.display())))?;
+            if sass.contains(&arch) {
+                let cubin = dest.with_extension("cubin");
+                compile_sass(arch, &dest, &cubin)?;
+                cubins.push((arch, cubin));
+            }
             name = lib_name;
             files.push((arch, dest));
         }
         let index = files
             .iter()
             .map(|(arch, path)| {
+                let sass = match cubins.iter().find(|c| c.0 == *arch) {
+                    Some((_, cubin)) => {
+                        format!("include_bytes!({:?}) as &[u8]", cubin.display().to_string())
+                    }
+                    None => "b\"\" as &[u8]".into(),
+                };
                 format!(
-                    "({}u32, include_str!({:?})),",
+                    "({}u32, include_str!({:?}), {sass}),",
                     arch.0,
                     path.display().to_string()
                 )
@@ -258,7 +232,11 @@ impl PtxBuilder {
             format!("&[{index}]"),
         )
         .map_err(|e| Error::Io(format!("writing the PTX index: {e}")))?;
-        Ok(PtxOutput { name, files })
+        Ok(PtxOutput {
+            name,
+            files,
+            cubins,
+        })
     }
 
     /// One nested cargo build; returns the library name, the PTX path and the
@@ -374,79 +352,26 @@ fn dep_info_sources(dep_file: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Checks the rustup components that `-Zbuild-std` on nvptx needs.
-fn check_components(rustc: &Path) -> Result<(), Error> {
-    let sysroot = Command::new(rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| Error::Io(format!("running {} --print sysroot: {e}", rustc.display())))?;
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
-    let host = Command::new(rustc)
-        .args(["--print", "host-tuple"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "x86_64-unknown-linux-gnu".into());
-    let bin = sysroot.join("lib/rustlib").join(&host).join("bin");
-    let checks: [(&'static str, PathBuf); 3] = [
-        (
-            "rust-src",
-            sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml"),
-        ),
-        (
-            "llvm-bitcode-linker",
-            bin.join("self-contained/llvm-bitcode-linker"),
-        ),
-        ("llvm-tools", bin.join("llc")),
-    ];
-    for (component, path) in checks {
-        if !path.exists() {
-            return Err(Error::MissingComponent {
-                component,
-                install: format!("rustup component add {component}"),
-            });
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn parses_architectures() {
-        assert_eq!(Arch::parse("sm_90").unwrap(), Arch(90));
-        assert_eq!(Arch::parse(" 80 ").unwrap(), Arch(80));
-        assert_eq!(Arch::parse("compute_75").unwrap(), Arch(75));
-        assert!(Arch::parse("sm_60")
-            .unwrap_err()
-            .to_string()
-            .contains("older than sm_70"));
-        assert!(Arch::parse("volta")
-            .unwrap_err()
-            .to_string()
-            .contains("`volta`"));
-    }
-
-    #[test]
-    fn ptx_isa_has_nanosleep_and_supports_the_architecture() {
-        assert_eq!(Arch(70).ptx_isa(), 63);
-        assert_eq!(Arch(80).ptx_isa(), 70);
-        assert_eq!(Arch(90).ptx_isa(), 78);
-        assert!(Arch(100).ptx_isa() >= 86);
-    }
-
-    #[test]
-    fn missing_component_names_the_install_command() {
-        let e = Error::MissingComponent {
-            component: "rust-src",
-            install: "rustup component add rust-src".into(),
-        };
-        assert!(e
-            .to_string()
-            .contains("install it with `rustup component add rust-src`"));
+    fn sass_only_for_built_architectures() {
+        if env::var_os("DCUDA_SASS").is_some() {
+            return; // the environment chooses; this checks the builder's choice
+        }
+        let b = PtxBuilder::new("/k").sass(&[Arch(90)]);
+        assert_eq!(b.selected_sass(&[Arch(80), Arch(90)]).unwrap(), [Arch(90)]);
+        let e = b.selected_sass(&[Arch(80)]).unwrap_err().to_string();
+        assert!(
+            e.contains("SASS for sm_90") && e.contains("only sm_80"),
+            "{e}"
+        );
+        assert!(PtxBuilder::new("/k")
+            .selected_sass(&[Arch(90)])
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

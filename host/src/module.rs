@@ -11,21 +11,47 @@ use crate::runtime::Runtime;
 use dcuda_device::kernel::{Kernel, KernelArgs, RankArgs, RankKernel};
 use std::borrow::Cow;
 
-/// PTX for one kernel crate, one text per architecture.
+/// PTX for one kernel crate, one text per architecture, each with the
+/// machine code (SASS) that `ptxas` made of it at build time where the
+/// build asked for it (`DCUDA_SASS=1`, see `dcuda-builder`).
 #[derive(Clone, Debug)]
 pub struct Ptx {
     name: String,
-    variants: Vec<(u32, Cow<'static, str>)>,
+    variants: Vec<Variant>,
+}
+
+#[derive(Clone, Debug)]
+struct Variant {
+    arch: u32,
+    text: Cow<'static, str>,
+    /// A cubin for exactly `arch`; empty: none.
+    sass: &'static [u8],
+}
+
+/// The variant a device loads: its architecture, its PTX and, where it
+/// has SASS the device runs, that.
+pub(crate) struct Selected<'a> {
+    pub arch: u32,
+    pub text: &'a str,
+    pub sass: Option<&'static [u8]>,
 }
 
 impl Ptx {
-    /// PTX embedded by [`include_ptx!`](crate::include_ptx).
-    pub fn embedded(name: &'static str, variants: &'static [(u32, &'static str)]) -> Ptx {
+    /// PTX (and SASS, where not empty) embedded by
+    /// [`include_ptx!`](crate::include_ptx).
+    pub fn embedded(
+        name: &'static str,
+        variants: &'static [(u32, &'static str, &'static [u8])],
+    ) -> Ptx {
         Ptx {
             name: name.into(),
             variants: variants
                 .iter()
-                .map(|&(a, t)| (a, Cow::Borrowed(t)))
+                .map(|&(arch, t, sass)| Variant {
+                    arch,
+                    text: Cow::Borrowed(t),
+                    sass,
+                })
                 .collect(),
         }
     }
@@ -34,7 +60,11 @@ impl Ptx {
     pub fn from_text(name: impl Into<String>, arch: u32, text: impl Into<String>) -> Ptx {
         Ptx {
             name: name.into(),
-            variants: vec![(arch, Cow::Owned(text.into()))],
+            variants: vec![Variant {
+                arch,
+                text: Cow::Owned(text.into()),
+                sass: &[],
+            }],
         }
     }
 
@@ -45,22 +75,39 @@ impl Ptx {
 
     /// The architectures it holds PTX for, as `major*10+minor`.
     pub fn archs(&self) -> Vec<u32> {
-        self.variants.iter().map(|v| v.0).collect()
+        self.variants.iter().map(|v| v.arch).collect()
     }
 
     /// The PTX text for `sm_{arch}`.
     pub fn text(&self, arch: u32) -> Option<&str> {
-        self.variants.iter().find(|v| v.0 == arch).map(|v| &*v.1)
+        self.variants
+            .iter()
+            .find(|v| v.arch == arch)
+            .map(|v| &*v.text)
+    }
+
+    /// Whether it holds SASS for `sm_{arch}`.
+    pub fn has_sass(&self, arch: u32) -> bool {
+        self.variants
+            .iter()
+            .any(|v| v.arch == arch && !v.sass.is_empty())
     }
 
     /// The newest variant a device of compute capability `cc` runs
-    /// (`None`: any, the emulator).
-    pub(crate) fn select(&self, cc: Option<u32>) -> Result<(u32, &str)> {
+    /// (`None`: any, the emulator), with its SASS if the device runs that:
+    /// a cubin runs on its own major version at its minor or later.
+    pub(crate) fn select(&self, cc: Option<u32>) -> Result<Selected<'_>> {
         self.variants
             .iter()
-            .filter(|(a, _)| cc.is_none_or(|cc| *a <= cc))
-            .max_by_key(|(a, _)| *a)
-            .map(|(a, t)| (*a, &**t))
+            .filter(|v| cc.is_none_or(|cc| v.arch <= cc))
+            .max_by_key(|v| v.arch)
+            .map(|v| Selected {
+                arch: v.arch,
+                text: &v.text,
+                sass: cc
+                    .filter(|cc| cc / 10 == v.arch / 10 && !v.sass.is_empty())
+                    .map(|_| v.sass),
+            })
             .ok_or_else(|| Error::PtxArch {
                 module: self.name.clone(),
                 available: self
@@ -88,6 +135,7 @@ pub struct Module {
     rt: Runtime,
     name: String,
     arch: u32,
+    sass: bool,
     kernels: Vec<String>,
     pub(crate) inner: Box<dyn LoadedModule>,
 }
@@ -126,22 +174,28 @@ impl LoadOptions {
 }
 
 impl Runtime {
-    /// Loads `ptx`: on a GPU, the newest variant the device runs; on the
-    /// emulator the kernels run from the host build, and the PTX only tells
-    /// which kernels the module has.
+    /// Loads `ptx`: on a GPU, the newest variant the device runs, from its
+    /// build-time SASS where it has SASS the device runs (else the driver
+    /// compiles the PTX, which for a large module takes a minute the first
+    /// time; the driver caches the result); on the emulator the kernels
+    /// run from the host build, and the PTX only tells which kernels the
+    /// module has.
     pub fn load(&self, ptx: &Ptx) -> Result<Module> {
         self.load_with(ptx, &LoadOptions::default())
     }
 
-    /// [`load`](Self::load) with options for the GPU's JIT compiler.
+    /// [`load`](Self::load) with options for the GPU's JIT compiler (a
+    /// register cap compiles the PTX, even where there is SASS).
     pub fn load_with(&self, ptx: &Ptx, options: &LoadOptions) -> Result<Module> {
         options.validate()?;
-        let (arch, inner) = self.device.load(ptx, options)?;
+        let (arch, sass, inner) = self.device.load(ptx, options)?;
         let text = ptx.text(arch).unwrap_or_default();
+        tracing::debug!(module = ptx.name(), arch, sass, "module loaded");
         Ok(Module {
             rt: self.clone(),
             name: ptx.name().into(),
             arch,
+            sass,
             kernels: entry_names(text),
             inner,
         })
@@ -157,6 +211,13 @@ impl Module {
     /// The architecture of the loaded PTX variant.
     pub fn arch(&self) -> u32 {
         self.arch
+    }
+
+    /// Whether the GPU loaded the SASS that `ptxas` made at build time
+    /// (no compile at load); false where it compiled the PTX, and on the
+    /// emulator.
+    pub fn loaded_sass(&self) -> bool {
+        self.sass
     }
 
     /// The kernels the module declares.

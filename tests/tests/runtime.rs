@@ -2,7 +2,7 @@
 //! services, bad arguments and the watchdog. Runs on the emulator in CI and
 //! on the GPU under `scripts/gpu-run.sh`.
 
-use dcuda::{Error, Module, RunConfig, Runtime};
+use dcuda::{Backend, Error, Module, RunConfig, Runtime};
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
 use std::time::Duration;
@@ -35,7 +35,12 @@ impl Buffers {
 
 fn setup() -> (Runtime, Module) {
     let rt = Runtime::new().unwrap();
-    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    let ptx = dcuda_tests::rank_ptx();
+    let module = rt.load(&ptx).unwrap();
+    // A GPU loads the SASS the build made for its architecture (DCUDA_SASS),
+    // and compiles the PTX where there is none; the emulator runs neither.
+    let sass = rt.backend() == Backend::Gpu && ptx.has_sass(module.arch());
+    assert_eq!(module.loaded_sass(), sass, "sm_{}", module.arch());
     (rt, module)
 }
 

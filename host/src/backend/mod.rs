@@ -74,8 +74,9 @@ pub(crate) trait Device: Send + Sync {
     fn raise_flag(&self, addr: u64) -> Result<()>;
     /// Waits until all work submitted to the device has finished.
     fn synchronize(&self) -> Result<()>;
-    /// Loads a module: its PTX architecture and the loaded module.
-    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)>;
+    /// Loads a module: its architecture, whether it loaded build-time SASS
+    /// (else the PTX, compiled now), and the loaded module.
+    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, bool, Box<dyn LoadedModule>)>;
     /// What another process's device may map of this one's (GPU only).
     fn peers(&self) -> Option<&dyn PeerAccess>;
     /// A new stream: an ordered queue of launches and copies.

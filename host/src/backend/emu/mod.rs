@@ -157,9 +157,13 @@ impl Device for EmuDevice {
 
     /// The kernels run from the host build; the PTX only tells which
     /// kernels the module has.
-    fn load(&self, ptx: &Ptx, _options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)> {
-        let (arch, _) = ptx.select(None)?;
-        Ok((arch, Box::new(*self)))
+    fn load(
+        &self,
+        ptx: &Ptx,
+        _options: &LoadOptions,
+    ) -> Result<(u32, bool, Box<dyn LoadedModule>)> {
+        let arch = ptx.select(None)?.arch;
+        Ok((arch, false, Box::new(*self)))
     }
 
     fn peers(&self) -> Option<&dyn PeerAccess> {

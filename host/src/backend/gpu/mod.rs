@@ -287,10 +287,17 @@ impl Device for GpuDevice {
         result::ctx::synchronize().map_err(|e| Error::cuda("cuCtxSynchronize", e))
     }
 
-    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, Box<dyn LoadedModule>)> {
-        let (arch, text) = ptx.select(Some(self.compute_capability))?;
-        let module = module::GpuModule::load(self.ctx.clone(), (ptx.name(), arch, text), options)?;
-        Ok((arch, Box::new(module)))
+    fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, bool, Box<dyn LoadedModule>)> {
+        let v = ptx.select(Some(self.compute_capability))?;
+        // SASS cannot take JIT options: a register cap compiles the PTX.
+        let sass = v.sass.filter(|_| options.max_registers.is_none());
+        let image = match sass {
+            Some(cubin) => module::Image::Sass(cubin),
+            None => module::Image::Ptx(v.text),
+        };
+        let module =
+            module::GpuModule::load(self.ctx.clone(), (ptx.name(), v.arch, image), options)?;
+        Ok((v.arch, sass.is_some(), Box::new(module)))
     }
 
     fn peers(&self) -> Option<&dyn PeerAccess> {

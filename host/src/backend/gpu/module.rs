@@ -1,5 +1,5 @@
-//! Modules and launches on a GPU: PTX loaded with the JIT's log on
-//! failure, occupancy, and launches on streams of their own.
+//! Modules and launches on a GPU: PTX or build-time SASS loaded with the
+//! JIT's log on failure, occupancy, and launches on streams of their own.
 
 use super::{check, GpuContext};
 use crate::backend::{Body, LoadedModule, Running, Shape};
@@ -9,6 +9,14 @@ use cudarc::driver::{result, sys};
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
+
+/// What a module is loaded from.
+pub(crate) enum Image<'a> {
+    /// PTX text, which the driver compiles now (or finds in its cache).
+    Ptx(&'a str),
+    /// A cubin that `ptxas` made at build time.
+    Sass(&'static [u8]),
+}
 
 /// A loaded PTX module.
 pub(crate) struct GpuModule {
@@ -24,16 +32,29 @@ impl GpuModule {
     /// Loads PTX; on failure returns the JIT compiler's log.
     pub fn load(
         ctx: Arc<GpuContext>,
-        (name, arch, ptx): (&str, u32, &str),
+        (name, arch, image): (&str, u32, Image),
         load: &LoadOptions,
     ) -> Result<GpuModule> {
         ctx.bind()?;
-        let image = CString::new(ptx).map_err(|_| Error::PtxLoad {
-            module: name.into(),
-            arch,
-            code: "invalid PTX".into(),
-            log: "the PTX text contains a NUL byte".into(),
-        })?;
+        let (text, mut aligned);
+        let image: *const c_void = match image {
+            Image::Ptx(ptx) => {
+                text = CString::new(ptx).map_err(|_| Error::PtxLoad {
+                    module: name.into(),
+                    arch,
+                    code: "invalid PTX".into(),
+                    log: "the PTX text contains a NUL byte".into(),
+                })?;
+                text.as_ptr() as *const c_void
+            }
+            Image::Sass(cubin) => {
+                // The driver reads the ELF header in place: 8-byte aligned.
+                aligned = vec![0u64; cubin.len().div_ceil(8)];
+                bytemuck::cast_slice_mut::<u64, u8>(&mut aligned)[..cubin.len()]
+                    .copy_from_slice(cubin);
+                aligned.as_ptr() as *const c_void
+            }
+        };
         let mut log = vec![0u8; 16 * 1024];
         let mut options = vec![
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -49,7 +70,7 @@ impl GpuModule {
         let r = unsafe {
             sys::cuModuleLoadDataEx(
                 module.as_mut_ptr(),
-                image.as_ptr() as *const c_void,
+                image,
                 options.len() as u32,
                 options.as_mut_ptr(),
                 values.as_mut_ptr(),

@@ -1,0 +1,71 @@
+//! The tools the build runs besides cargo: the rustup components the
+//! nvptx build needs, and ptxas for SASS.
+
+use crate::{Arch, Error};
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Compiles `ptx` to a cubin for `arch` with `ptxas` (`DCUDA_PTXAS`, else
+/// the one on `PATH`), on as many threads as the machine has.
+pub(crate) fn compile_sass(arch: Arch, ptx: &Path, cubin: &Path) -> Result<(), Error> {
+    let ptxas = env::var_os("DCUDA_PTXAS").unwrap_or_else(|| "ptxas".into());
+    let out = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .args(["-O3", "-split-compile", "0"])
+        .arg(ptx)
+        .arg("-o")
+        .arg(cubin)
+        .output()
+        .map_err(|e| {
+            Error::Io(format!(
+                "DCUDA_SASS needs ptxas: running `{}` failed ({e}); put it on PATH or set DCUDA_PTXAS (the PyPI wheel nvidia-cuda-nvcc has one)",
+                Path::new(&ptxas).display()
+            ))
+        })?;
+    if !out.status.success() {
+        return Err(Error::Io(format!(
+            "ptxas failed on {} for {arch}:\n{}",
+            ptx.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the rustup components that `-Zbuild-std` on nvptx needs.
+pub(crate) fn check_components(rustc: &Path) -> Result<(), Error> {
+    let sysroot = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| Error::Io(format!("running {} --print sysroot: {e}", rustc.display())))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    let host = Command::new(rustc)
+        .args(["--print", "host-tuple"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "x86_64-unknown-linux-gnu".into());
+    let bin = sysroot.join("lib/rustlib").join(&host).join("bin");
+    let checks: [(&'static str, PathBuf); 3] = [
+        (
+            "rust-src",
+            sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml"),
+        ),
+        (
+            "llvm-bitcode-linker",
+            bin.join("self-contained/llvm-bitcode-linker"),
+        ),
+        ("llvm-tools", bin.join("llc")),
+    ];
+    for (component, path) in checks {
+        if !path.exists() {
+            return Err(Error::MissingComponent {
+                component,
+                install: format!("rustup component add {component}"),
+            });
+        }
+    }
+    Ok(())
+}
