@@ -18,11 +18,11 @@ fn find_express(ctx: &RankContext, dev: u32, w: &Wanted) -> Option<(Found, u32)>
         if p == arch::load_relaxed(retired, Scope::System) {
             return None;
         }
-        let (true, bytes) = w.accepts(record) else {
+        let (true, bytes, small) = w.accepts(record) else {
             return None;
         };
         let word = EXPRESS;
-        Some((Found { word, bytes }, (*record).arrival))
+        Some((Found { word, bytes, small }, (*record).arrival))
     }
 }
 

@@ -44,9 +44,9 @@ pub(super) fn find_envelope(mut head: u64, w: &Wanted) -> Option<Found> {
     unsafe {
         while head != 0 {
             let e = head as *mut MessageRecord;
-            if let (true, bytes) = w.accepts(e) {
+            if let (true, bytes, small) = w.accepts(e) {
                 let word = ENVELOPE | (*e).sender;
-                return Some(Found { word, bytes });
+                return Some(Found { word, bytes, small });
             }
             head = (*e).next;
         }

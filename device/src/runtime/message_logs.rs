@@ -20,17 +20,18 @@
 use super::matching::Source;
 use super::message_inbox::find_remote;
 use super::message_lists::{find_envelope, list_heads, take_envelopes};
+use super::message_small::{inline_words, Words};
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
 // This rank's log tail (its retired count), and a sender's cached view of
 // the last log it reserved in: device rank + 1 (0: none), the next
 // position, and the retired count it saw there.
-crate::shared_array!(static DCUDA_MESSAGE_STATE: [u32; 4]);
+crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 4]);
 const TAIL: usize = 0;
-const CREDIT_DEV: usize = 1;
-const CREDIT_POS: usize = 2;
-const CREDIT_RETIRED: usize = 3;
+pub(super) const CREDIT_DEV: usize = 1;
+pub(super) const CREDIT_POS: usize = 2;
+pub(super) const CREDIT_RETIRED: usize = 3;
 
 /// Which store a found message is in (high bits of a found word; the low
 /// bits are the slot, or the sender's device rank for an envelope).
@@ -65,12 +66,14 @@ pub(super) fn start(ctx: &RankContext, dev: u32) {
     DCUDA_MESSAGE_STATE.set(CREDIT_DEV, 0);
 }
 
-/// A message a search found: its found word and its payload's length,
-/// loaded with its header so that a receive needs no second look.
+/// A message a search found: its found word, its payload's length and
+/// its first inline words, loaded with its header so that a receive needs
+/// no second look.
 #[derive(Clone, Copy)]
 pub(super) struct Found {
     pub word: u32,
     pub bytes: u64,
+    pub small: Words,
 }
 
 impl Found {
@@ -99,22 +102,24 @@ pub(super) struct Wanted {
 }
 
 impl Wanted {
-    /// Whether `w` accepts the record `r` points to, and its length. Every
-    /// header word is loaded before any is tested, so that the loads
-    /// travel together: short-circuit tests made them a chain.
+    /// Whether `w` accepts the record `r` points to, its length and its
+    /// first inline words. Every header word is loaded before any is
+    /// tested, so that the loads travel together: short-circuit tests made
+    /// them a chain.
     ///
     /// # Safety
     /// `r` is a published record.
     #[inline(always)]
-    pub(super) unsafe fn accepts(&self, r: *const MessageRecord) -> (bool, u64) {
+    pub(super) unsafe fn accepts(&self, r: *const MessageRecord) -> (bool, u64, Words) {
         // SAFETY: as the caller promises. Volatile, so that the compiler
         // does not move a load behind another's test.
-        let (context, source, tag, bytes) = unsafe {
+        let (context, source, tag, bytes, small) = unsafe {
             (
                 (&raw const (*r).context).read_volatile(),
                 (&raw const (*r).source).read_volatile(),
                 (&raw const (*r).tag).read_volatile(),
                 (&raw const (*r).bytes).read_volatile(),
+                inline_words(r),
             )
         };
         let source_ok = match self.source {
@@ -122,7 +127,7 @@ impl Wanted {
             Source::Rank(s) => source == s,
         };
         let ok = (context == self.context) & source_ok & self.tag.is_none_or(|t| t == tag);
-        (ok, bytes)
+        (ok, bytes, small)
     }
 
     /// Its words for the watchdog and the host: tag, source (`u32::MAX`
@@ -213,7 +218,7 @@ impl Log {
                 hole = hole.or(Some(pos.wrapping_sub(1)));
                 continue;
             }
-            let (consumed, accepted, bytes) = look(r, w);
+            let (consumed, (accepted, bytes, small)) = look(r, w);
             if consumed {
                 tail = if at_tail { pos } else { tail };
                 continue;
@@ -221,7 +226,7 @@ impl Log {
             at_tail = false;
             if accepted {
                 let word = pos.wrapping_sub(1) % MSG_LOG as u32;
-                found = Some(Found { word, bytes });
+                found = Some(Found { word, bytes, small });
                 // A skipped record may hold an older message of the same
                 // sender, published since: look again, now that this
                 // record's release is acquired.
@@ -249,11 +254,12 @@ impl Log {
             let (pos, r) = (from, self.record(from));
             from = from.wrapping_add(1);
             if self.seq(pos) == from {
-                let (consumed, accepted, bytes) = look(r, w);
+                let (consumed, (accepted, bytes, small)) = look(r, w);
                 if !consumed && accepted {
                     return Some(Found {
                         word: pos % MSG_LOG as u32,
                         bytes,
+                        small,
                     });
                 }
             }
@@ -283,18 +289,17 @@ impl Log {
 }
 
 /// A published record's header in one batch of loads: whether it was
-/// received, whether `w` accepts it, and its length (leader thread, after
+/// received, and what [`Wanted::accepts`] says of it (leader thread, after
 /// acquiring its sequence word; only the leader writes `consumed`).
 #[inline(always)]
-fn look(r: *const MessageRecord, w: &Wanted) -> (bool, bool, u64) {
+fn look(r: *const MessageRecord, w: &Wanted) -> (bool, (bool, u64, Words)) {
     // SAFETY: a record of this rank's log, published.
-    let (consumed, (accepted, bytes)) = unsafe {
+    unsafe {
         (
             (&raw const (*r).consumed).read_volatile() != 0,
             w.accepts(r),
         )
-    };
-    (consumed, accepted, bytes)
+    }
 }
 
 /// The record a found word names.
@@ -349,52 +354,4 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
         return Err(here);
     }
     find_remote(ctx, dev, w, post)
-}
-
-/// Reserves a position in `dev`'s message log if it has room (leader
-/// thread); `None` when full. A sender that sends to the same rank again
-/// tries the position after its last one at once, with the retired count
-/// it saw then (which only grows): one round trip, not two.
-#[inline(always)]
-pub(super) fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
-    let log = Log::of(ctx, dev, false);
-    let cached = DCUDA_MESSAGE_STATE.get(CREDIT_DEV) == dev + 1;
-    // SAFETY: the receiver's counters.
-    unsafe {
-        let (mut pos, mut retired) = if cached {
-            (
-                DCUDA_MESSAGE_STATE.get(CREDIT_POS),
-                DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED),
-            )
-        } else {
-            (
-                arch::load_relaxed(log.reserved, Scope::Gpu),
-                arch::load_acquire(log.retired, Scope::Gpu),
-            )
-        };
-        loop {
-            if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
-                retired = arch::load_acquire(log.retired, Scope::Gpu);
-                if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
-                    return None;
-                }
-            }
-            let seen = arch::compare_exchange(
-                log.reserved,
-                pos,
-                pos.wrapping_add(1),
-                arch::Ordering::Relaxed,
-                Scope::Gpu,
-            );
-            if seen == pos {
-                DCUDA_MESSAGE_STATE.set(CREDIT_DEV, dev + 1);
-                DCUDA_MESSAGE_STATE.set(CREDIT_POS, pos.wrapping_add(1));
-                DCUDA_MESSAGE_STATE.set(CREDIT_RETIRED, retired);
-                return Some(pos);
-            }
-            // Another sender came first: its position, and a fresh count.
-            pos = seen;
-            retired = arch::load_acquire(log.retired, Scope::Gpu);
-        }
-    }
 }

@@ -15,8 +15,10 @@
 use super::comm::Comm;
 use super::matching::Source;
 use super::message_inbox::{clear_want, consume_express};
-use super::message_lists::{push_envelope, unlink_envelope};
+use super::message_lists::unlink_envelope;
 use super::message_logs::{self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
+use super::message_send::{reserve, Header};
+use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
 use crate::abi::{Call, Fault, MessageRecord, Op, Route, Transfer, EAGER, NO_TAG, SEND_DONE_TAG};
@@ -79,16 +81,48 @@ impl Runtime {
             self.fail(block, Call::Send, Fault::NotGlobal, values);
         }
         let ctx = *self.ctx();
-        const FULL: u32 = u32::MAX;
-        // Every thread's writes to `buf` precede the copy: the barrier of
-        // `single`, or of `sync`.
+        // What the leader tells the block: a position (any u32), or these.
+        const FULL: u64 = u64::MAX;
+        const SENT: u64 = u64::MAX - 1;
         let (first, me) = (self.messages.first_use(), block.id());
-        let pos = if bytes <= EAGER {
+        let header = Header {
+            context: comm.context(),
+            source: comm.rank(),
+            tag,
+            bytes: bytes as u64,
+            data: buf.as_ptr() as u64,
+            sender: block.id(),
+        };
+        // Every thread's writes to `buf` precede the copy: the barrier of
+        // `sync`, or of `single`.
+        let pos = if bytes <= SMALL {
+            block.sync();
+            let src = buf.as_ptr() as *const u8;
             block.single(|_| {
                 if first {
                     logs::start(&ctx, me);
                 }
-                logs::reserve(&ctx, place.dev).unwrap_or(FULL)
+                // SAFETY: `buf` holds `bytes` bytes; loaded before the
+                // reservation, so that they travel together.
+                let words = unsafe { small::load(src, bytes) };
+                let Some(pos) = reserve(&ctx, place.dev) else {
+                    return FULL;
+                };
+                let r = Log::of(&ctx, place.dev, false).record(pos);
+                // SAFETY: the record is ours until published.
+                unsafe {
+                    (*r).inline[0] = words[0];
+                    (*r).inline[1] = words[1];
+                    header.publish(r, Some(pos), (&ctx, place.dev));
+                }
+                SENT
+            })
+        } else if bytes <= EAGER {
+            block.single(|_| {
+                if first {
+                    logs::start(&ctx, me);
+                }
+                reserve(&ctx, place.dev).map_or(FULL, u64::from)
             })
         } else {
             block.sync();
@@ -97,10 +131,13 @@ impl Runtime {
             }
             FULL
         };
+        if pos == SENT {
+            return;
+        }
         let r = if pos == FULL {
             ctx.envelope(block.id())
         } else {
-            Log::of(&ctx, place.dev, false).record(pos)
+            Log::of(&ctx, place.dev, false).record(pos as u32)
         };
         if bytes <= EAGER {
             // SAFETY: the record is ours until published; `bytes` fit.
@@ -113,23 +150,10 @@ impl Runtime {
             };
             block.sync();
         }
-        let (me, context, sender) = (comm.rank(), comm.context(), block.id());
         block.leader(|_| {
+            let pos = (pos != FULL).then_some(pos as u32);
             // SAFETY: the record is ours until published.
-            unsafe {
-                (*r).context = context;
-                (*r).source = me;
-                (*r).tag = tag;
-                (*r).bytes = bytes as u64;
-                (*r).data = buf.as_ptr() as u64;
-                (*r).sender = sender;
-                (*r).consumed = 0;
-                if pos == FULL {
-                    push_envelope(&ctx, place.dev, r);
-                } else {
-                    arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu);
-                }
-            }
+            unsafe { header.publish(r, pos, (&ctx, place.dev)) }
         });
         if pos == FULL {
             self.wait_send_done(block, [tag, dest, 1]);
@@ -209,11 +233,15 @@ impl Runtime {
         // The leader's search loads the length with the header, and the
         // broadcast carries it: the threads start copying at once.
         let mut setup = self.messages.first_use();
+        let mut words = [0u64; 2]; // the leader's: a small payload
         let packed = self.wait_until_word(block, Call::Recv, w.args(), || {
             if core::mem::take(&mut setup) {
                 logs::start(&ctx, id);
             }
-            logs::find(&ctx, id, &w, true).map(Found::packed)
+            logs::find(&ctx, id, &w, true).map(|f| {
+                words = f.small;
+                f.packed()
+            })
         });
         let (found, known) = Found::unpack(packed);
         let r = logs::record_of(&ctx, id, found);
@@ -239,7 +267,10 @@ impl Runtime {
         }
         let (bytes, dst) = (bytes as usize, buf.as_mut_ptr() as *mut u8);
         let kind = found & ENVELOPE;
-        if bytes <= EAGER {
+        if bytes <= SMALL {
+            // SAFETY: `buf` holds `bytes` bytes (checked above).
+            block.leader(|_| unsafe { small::store(dst, bytes, words) });
+        } else if bytes <= EAGER {
             // SAFETY: as above.
             unsafe { block.copy(dst, (*r).inline.as_ptr() as *const u8, bytes) };
         } else if kind == ENVELOPE {

@@ -23,6 +23,8 @@ mod matching;
 mod message_inbox;
 mod message_lists;
 mod message_logs;
+mod message_send;
+mod message_small;
 mod messages;
 mod notify;
 mod rma;

@@ -6,7 +6,7 @@
 //! pairs; and the same tag on the world and on a dup of it kept apart.
 
 use crate::runtime_checks::fill;
-use dcuda_device::{rank, DeviceSlice, Rank, Source, Sum};
+use dcuda_device::{rank, DeviceCopy, DeviceSlice, Rank, Source, Sum};
 
 /// Arguments of [`message_checks`].
 #[repr(C)]
@@ -54,17 +54,20 @@ pub const fn flood_len(round: u32, len: u32) -> u32 {
     }
 }
 
+/// The longest of the short messages of every length (bytes).
+pub const SHORTEST_BYTES: usize = 17;
+
 /// Elements of the ring message of world rank `w`: 1 to 4, eager.
 pub const fn ring_len(w: u32) -> u32 {
     w % 4 + 1
 }
 
 /// How many of the first `n` elements of `buf` differ from `value`.
-fn mismatches(
+fn mismatches<T: DeviceCopy + PartialEq>(
     rank: &mut Rank,
-    buf: DeviceSlice<u64>,
+    buf: DeviceSlice<T>,
     n: usize,
-    value: impl Fn(u32) -> u64 + Sync,
+    value: impl Fn(u32) -> T + Sync,
 ) -> u64 {
     let stride = rank.threads_per_rank() as usize;
     rank.reduce(
@@ -198,6 +201,34 @@ pub fn message_checks(rank: &mut Rank, args: &MessageArgs) {
     rank.recv(world, Source::Any, Some(9), recv.slice(1..2));
     got[5] = mismatches(rank, recv, 2, |i| 101 - i as u64);
     rank.comm_free(dup);
+
+    // Short messages of every length to 17 bytes, from and to odd and
+    // even offsets, to itself: the lengths whose payload travels in the
+    // leader's registers and their neighbours. Bytes around the received
+    // ones stay as they were.
+    // SAFETY: byte views of this rank's `len` words of each buffer.
+    let (sb, rb) = unsafe {
+        (
+            DeviceSlice::from_raw_parts(send.as_mut_ptr() as *mut u8, len * 8),
+            DeviceSlice::from_raw_parts(recv.as_mut_ptr() as *mut u8, len * 8),
+        )
+    };
+    for n in 1..=SHORTEST_BYTES {
+        let (from, to) = (n % 2 + n % 3, n % 4);
+        fill(rank, sb.slice(from..from + n), |i| (n * 31 + i) as u8);
+        fill(rank, rb.slice(0..SHORTEST_BYTES + 8), |_| 0xEE);
+        rank.send(world, me, 10, sb.slice(from..from + n));
+        let st = rank.recv(world, Source::Rank(me), Some(10), rb.slice(to..to + n));
+        got[0] += (st.bytes != n as u64) as u64;
+        got[0] += mismatches(rank, rb, SHORTEST_BYTES + 8, |i| {
+            let i = i as usize;
+            if (to..to + n).contains(&i) {
+                (n * 31 + i - to) as u8
+            } else {
+                0xEE
+            }
+        });
+    }
 
     let out = args.out.chunk(id, MESSAGE_RESULTS);
     rank.threads(|t| {

@@ -1,0 +1,101 @@
+//! How a sender places a message on its device: it reserves a record in
+//! the receiver's log (one compare-and-swap, with the position it used
+//! last as its guess) and publishes it, or, while the log is full or the
+//! message long, publishes its envelope in the receiver's list.
+
+use super::message_lists::push_envelope;
+use super::message_logs::{Log, CREDIT_DEV, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE};
+use crate::abi::{MessageRecord, RankContext, MSG_LOG};
+use crate::arch::{self, Scope};
+
+/// A sent message's header, written into its record by the leader.
+#[derive(Clone, Copy)]
+pub(super) struct Header {
+    pub context: u32,
+    pub source: u32,
+    pub tag: u32,
+    pub bytes: u64,
+    pub data: u64,
+    pub sender: u32,
+}
+
+impl Header {
+    /// Writes the header into `r` and publishes the record: at `pos` of
+    /// device rank `dev`'s log (its sequence word, released), or as an
+    /// envelope pushed to `dev`'s list (`None`).
+    ///
+    /// # Safety
+    /// `r` is this sender's reserved record or its envelope, unpublished.
+    #[inline(always)]
+    pub(super) unsafe fn publish(
+        &self,
+        r: *mut MessageRecord,
+        pos: Option<u32>,
+        (ctx, dev): (&RankContext, u32),
+    ) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            (*r).context = self.context;
+            (*r).source = self.source;
+            (*r).tag = self.tag;
+            (*r).bytes = self.bytes;
+            (*r).data = self.data;
+            (*r).sender = self.sender;
+            (*r).consumed = 0;
+            match pos {
+                Some(pos) => {
+                    arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu)
+                }
+                None => push_envelope(ctx, dev, r),
+            }
+        }
+    }
+}
+
+/// Reserves a position in `dev`'s message log if it has room (leader
+/// thread); `None` when full. A sender that sends to the same rank again
+/// tries the position after its last one at once, with the retired count
+/// it saw then (which only grows): one round trip, not two.
+#[inline(always)]
+pub(super) fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
+    let log = Log::of(ctx, dev, false);
+    let cached = DCUDA_MESSAGE_STATE.get(CREDIT_DEV) == dev + 1;
+    // SAFETY: the receiver's counters.
+    unsafe {
+        let (mut pos, mut retired) = if cached {
+            (
+                DCUDA_MESSAGE_STATE.get(CREDIT_POS),
+                DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED),
+            )
+        } else {
+            (
+                arch::load_relaxed(log.reserved, Scope::Gpu),
+                arch::load_acquire(log.retired, Scope::Gpu),
+            )
+        };
+        loop {
+            if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
+                retired = arch::load_acquire(log.retired, Scope::Gpu);
+                if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
+                    return None;
+                }
+            }
+            let seen = arch::compare_exchange(
+                log.reserved,
+                pos,
+                pos.wrapping_add(1),
+                arch::Ordering::Relaxed,
+                Scope::Gpu,
+            );
+            if seen == pos {
+                DCUDA_MESSAGE_STATE.set(CREDIT_DEV, dev + 1);
+                DCUDA_MESSAGE_STATE.set(CREDIT_POS, pos.wrapping_add(1));
+                DCUDA_MESSAGE_STATE.set(CREDIT_RETIRED, retired);
+                return Some(pos);
+            }
+            // Another sender came first: its position, and a fresh count.
+            pos = seen;
+            retired = arch::load_acquire(log.retired, Scope::Gpu);
+        }
+    }
+}
