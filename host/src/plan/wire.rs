@@ -5,8 +5,8 @@
 //! waits in a stash per sender (messages from one sender arrive in order).
 
 use crate::error::{Error, Result};
-use crate::transport::departure;
 use crate::transport::Transport;
+use crate::transport::{buffers, departure};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
@@ -40,15 +40,15 @@ pub(super) struct CallId {
 }
 
 /// Sends a piece of `bytes` bytes of call `id` to process `to`, which
-/// `fill` writes straight into the message; waits while too many pieces
-/// are in flight.
+/// `fill` writes straight into the message (every byte: the buffer may
+/// hold an earlier piece's); waits while too many pieces are in flight.
 pub(super) fn send_with(
     t: &dyn Transport,
     (to, id): (u32, CallId),
     bytes: usize,
     fill: impl FnOnce(&mut [u8]) -> Result<()>,
 ) -> Result<()> {
-    let mut msg = vec![0u8; HEAD + bytes];
+    let mut msg = buffers::take(HEAD + bytes);
     msg[..4].copy_from_slice(&id.plan.to_le_bytes());
     msg[4..HEAD].copy_from_slice(&id.call.to_le_bytes());
     fill(&mut msg[HEAD..])?;
@@ -67,8 +67,15 @@ pub(super) fn send(t: &dyn Transport, to: u32, id: CallId, payload: &[u8]) -> Re
 /// Bytes before a piece's data: its plan and call.
 const HEAD: usize = 8;
 
-/// A piece that arrived: its message, the data after the head.
+/// A piece that arrived: its message, the data after the head. Its
+/// buffer goes back to the transport's spares when it is dropped.
 pub(super) struct Piece(Vec<u8>);
+
+impl Drop for Piece {
+    fn drop(&mut self) {
+        buffers::give(std::mem::take(&mut self.0));
+    }
+}
 
 impl Piece {
     /// The piece's data.

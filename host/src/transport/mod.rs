@@ -18,6 +18,7 @@
 //!
 //! [`RuntimeBuilder::transport`]: crate::RuntimeBuilder::transport
 
+pub(crate) mod buffers;
 pub(crate) mod departure;
 mod gather;
 mod job;

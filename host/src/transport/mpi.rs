@@ -193,7 +193,7 @@ impl Transport for MpiTransport {
                 )?
             };
             if done != 0 {
-                pending.swap_remove(i);
+                super::buffers::give(pending.swap_remove(i).1);
             } else {
                 i += 1;
             }
@@ -227,7 +227,7 @@ impl Transport for MpiTransport {
                 "MPI_Get_count",
                 ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut count),
             )?;
-            let mut data = vec![0u8; count as usize];
+            let mut data = super::buffers::take(count as usize);
             check(
                 "MPI_Mrecv",
                 ffi::MPI_Mrecv(
