@@ -29,9 +29,10 @@ for line in sys.stdin:
 ' | while read -r name exe; do
       # examples_run starts the examples by their paths on this machine;
       # gpu-run.sh runs the packed examples itself.
-      # world starts mpirun on this machine's builds; gpu-world.sh runs
-      # the multi-process programs itself.
-      case $name in examples_run|world|stress|run|info) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
+      # world and plans start mpirun on this machine's builds (their
+      # paths are compiled in); gpu-world.sh runs the multi-process
+      # programs itself, and gpu-run.sh runs plan_checks alone.
+      case $name in examples_run|world|plans|stress|run|info) ;; *) cp "$exe" "$bundle/tests/$name" ;; esac
     done
 
 cargo build --release -p dcuda-examples -p dcuda-tests --bins

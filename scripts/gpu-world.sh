@@ -34,6 +34,9 @@ for route in direct network; do
   # A failed job exits non-zero; its processes print what failed.
   run "world_checks abort ($route)" bash -c "! env DCUDA_PEER_ACCESS=$peer ${mpirun_[*]} examples/world_checks abort"
   run "distributed_sum ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum
+  # The transfer plans between the two processes (tests/tests/plans.rs
+  # runs them on the emulator; its binary starts this machine's build).
+  run "plan_checks ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/plan_checks
   run "distributed_sum_mpi baseline ($route)" env DCUDA_PEER_ACCESS=$peer "${mpirun_[@]}" examples/distributed_sum_mpi
   # Jacobi across the GPUs, checked against the CPU reference; then timed
   # (4096² and 16384², 1000 iterations) with both host-driven baselines.
