@@ -45,10 +45,12 @@ pub const FLOOD_BURST: u32 = dcuda_device::abi::MSG_LOG as u32 + 2;
 
 /// Elements of flood message `round`: a long one (a sender's first
 /// message call), a burst of short ones, then short and long ones
-/// alternate.
+/// alternate. The short ones are 16 bytes (the payload travels in the
+/// leader's registers) or 24 bytes (the threads copy it), mixed, so that
+/// both kinds also go through a full log's envelopes.
 pub const fn flood_len(round: u32, len: u32) -> u32 {
     if round > 0 && (round < FLOOD_BURST || round.is_multiple_of(2)) {
-        3
+        2 + round % 3 / 2
     } else {
         len
     }
