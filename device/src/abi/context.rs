@@ -29,7 +29,8 @@ pub const fn mailbox_offset(ranks: u32) -> u64 {
 
 /// Byte offset of the staging areas of a process with `ranks` ranks from
 /// its notification counters: `[ranks][2][STAGE_HALF]` bytes after the
-/// mailboxes, in the same allocation.
+/// mailboxes, in the same allocation (in a run of several processes
+/// only).
 #[inline(always)]
 pub const fn stage_offset(ranks: u32) -> u64 {
     mailbox_offset(ranks) + (ranks as usize * MAILBOX_WORDS * 8) as u64
@@ -276,9 +277,12 @@ impl RankContext {
         (self.comm_records as *mut CommRecord).wrapping_add(index)
     }
 
-    /// Half `half` of this device's rank `dev`'s staging area.
+    /// Half `half` of this device's rank `dev`'s staging area. Only a run
+    /// of several processes has staging areas (they carry data between
+    /// processes); the emulator's debug builds check it.
     #[inline(always)]
     pub fn stage(&self, dev: u32, half: u32) -> *mut u8 {
+        debug_assert!(self.processes > 1, "staging in a run of one process");
         let offset = stage_offset(self.ranks) + ((dev * 2 + half) as usize * STAGE_HALF) as u64;
         (self.local_notifications + offset) as *mut u8
     }

@@ -82,8 +82,14 @@ impl RunState {
         let counters = n * TAGS as usize;
         // The mailboxes and staging areas follow the counters in the same
         // allocation (see `mailbox_offset`, `stage_offset`): a peer that
-        // maps one reaches all.
-        let mailbox_u32s = n * MAILBOX_WORDS * 2 + n * STAGE_HALF / 2;
+        // maps one reaches all. Staging carries data between processes
+        // only: half of a rank's runtime memory, left out of a run of one.
+        let staging = if rt.job().is_some() {
+            n * STAGE_HALF / 2
+        } else {
+            0
+        };
+        let mailbox_u32s = n * MAILBOX_WORDS * 2 + staging;
         let mut initial = vec![config.notification_start; counters + mailbox_u32s];
         initial[counters..].fill(0);
         let local = rt.upload(&initial)?;
