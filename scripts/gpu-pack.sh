@@ -3,6 +3,10 @@
 # of every end-to-end test binary and example, with PTX for sm_70 and sm_90
 # embedded, and the runner. Then, with the device tool:
 #   run(command="bash .gpu-bundle/gpu-run.sh", carry=[".gpu-bundle"])
+# The binaries hold their kernels' PTX and SASS (hundreds of MB in all),
+# more than the device tool carries (64 MiB): GPU_PACK_XZ=1 strips them and
+# packs the bundle into .gpu-bundle/bundle.txz (about 35 MB with sm_90), run as
+#   run(command="bash .gpu-bundle/unpack.sh gpu-run.sh", carry=[".gpu-bundle"])
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -62,3 +66,22 @@ cp apps/*/baselines/*.cu "$bundle/baselines/"
 git rev-parse --short HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
 du -sh "$bundle"
 ls "$bundle"/tests "$bundle"/examples
+
+if [ "${GPU_PACK_XZ:-0}" = 1 ]; then
+  strip "$bundle"/tests/* "$bundle"/examples/* "$bundle"/bench/* 2>/dev/null || true
+  packed=$(mktemp)
+  tar cf - -C "$bundle" . | xz -T0 -6 > "$packed"
+  rm -rf "$bundle" && mkdir -p "$bundle"
+  mv "$packed" "$bundle/bundle.txz"
+  cat > "$bundle/unpack.sh" <<'UNPACK'
+#!/usr/bin/env bash
+# Unpacks bundle.txz next to it and runs one of its scripts with the rest
+# of the arguments: bash .gpu-bundle/unpack.sh gpu-run.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$here/unpacked" && tar xJf "$here/bundle.txz" -C "$here/unpacked"
+script=$1; shift
+exec bash "$here/unpacked/$script" "$@"
+UNPACK
+  du -sh "$bundle"
+fi
