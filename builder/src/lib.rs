@@ -34,7 +34,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use toolchain::{check_components, compile_sass};
+use toolchain::{check_components, compile_sass, sass_list};
 
 /// Set in the nested build's environment.
 const NESTED: &str = "DCUDA_BUILDER_NESTED";
@@ -112,10 +112,7 @@ impl PtxBuilder {
         let archs = match env::var("DCUDA_SASS").as_deref().map(str::trim) {
             Ok("1") => built.to_vec(),
             Ok("0") | Ok("") => Vec::new(),
-            Ok(list) => list
-                .split(',')
-                .map(Arch::parse)
-                .collect::<Result<Vec<_>, _>>()?,
+            Ok(list) => sass_list(list)?,
             Err(_) => self.sass.clone(),
         };
         match archs.iter().find(|a| !built.contains(a)) {

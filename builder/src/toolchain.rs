@@ -69,3 +69,32 @@ pub(crate) fn check_components(rustc: &Path) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// The architectures of a `DCUDA_SASS` list; an error names the variable.
+pub(crate) fn sass_list(list: &str) -> Result<Vec<Arch>, Error> {
+    list.split(',')
+        .map(Arch::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| match e {
+            Error::Arch(why) => {
+                Error::Arch(format!("DCUDA_SASS=`{list}`: {why} (or 1: all, 0: none)"))
+            }
+            other => other,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_sass_list_names_the_variable_and_the_value() {
+        assert_eq!(sass_list("sm_80, 90").unwrap(), [Arch(80), Arch(90)]);
+        let e = sass_list("sm_90,hopper").unwrap_err().to_string();
+        assert!(
+            e.contains("DCUDA_SASS=`sm_90,hopper`")
+                && e.contains("`hopper` is not an architecture"),
+            "{e}"
+        );
+    }
+}
