@@ -48,7 +48,7 @@ done
 mkdir -p "$bundle/bench"
 cp target/release/bench target/release/bench_world target/release/bench_collectives target/release/bench_chunks \
   target/release/bench_world_collectives target/release/bench_world_allreduce target/release/bench_messages \
-  target/release/bench_typed "$bundle/bench/"
+  target/release/bench_typed target/release/bench_plans "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu bench/baselines/*.cuh "$bundle/baselines/"
 for bin in examples/src/bin/*.rs tests/src/bin/*.rs apps/*/src/bin/*.rs; do
