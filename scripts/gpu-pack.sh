@@ -51,7 +51,7 @@ cp target/release/bench target/release/bench_world target/release/bench_collecti
   target/release/bench_typed target/release/bench_plans "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu bench/baselines/*.cuh "$bundle/baselines/"
-for bin in examples/src/bin/*.rs tests/src/bin/*.rs apps/*/src/bin/*.rs; do
+for bin in examples/src/bin/* tests/src/bin/* apps/*/src/bin/*; do
   name=$(basename "$bin" .rs)
   cp "target/release/$name" "$bundle/examples/$name"
 done
