@@ -18,6 +18,9 @@ res=/tmp/multi
 rm -rf "$res" && mkdir -p "$res/apps" "$res/bench" "$res/trace"
 log=$out/multi.log
 BUDGET=${BUDGET:-540}
+# Which parts run (all by default), e.g. SECTIONS="latency sweep".
+SECTIONS=${SECTIONS:-checks jacobi trace collectives apps latency plans nodes sweep}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 REPS=${REPS:-3}
 export DCUDA_BACKEND=gpu
 DCUDA_COMMIT=$(cat COMMIT 2>/dev/null || echo unknown)
@@ -26,7 +29,16 @@ export DCUDA_COMMIT
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
 gpus=$(nvidia-smi -L | wc -l)
-mpi() { local n=$1; shift; if [ "$n" = 1 ]; then "$@"; else mpirun --allow-run-as-root --bind-to none -np "$n" "$@"; fi; }
+# `mpi N CMD...`: CMD alone (N = 1) or under mpirun -np N; a program, so
+# that timeout and env can start it.
+mkdir -p /tmp/multi-bin
+cat > /tmp/multi-bin/mpi <<'MPI'
+#!/usr/bin/env bash
+n=$1; shift
+if [ "$n" = 1 ]; then exec "$@"; else exec mpirun --allow-run-as-root --bind-to none -np "$n" "$@"; fi
+MPI
+chmod +x /tmp/multi-bin/mpi
+export PATH=/tmp/multi-bin:$PATH
 
 {
   echo "dcuda multi-GPU run, commit $DCUDA_COMMIT, $(date -u +%Y-%m-%dT%H:%M:%SZ), $gpus GPUs, budget ${BUDGET}s"
@@ -77,6 +89,7 @@ build_nvshmem() { nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showm
 builds=$!
 
 # 1. Correctness across two GPUs.
+if want checks; then
 step "world_checks -np 2" mpi 2 examples/world_checks
 step "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/world_checks
 [ "$gpus" -ge 4 ] && step "world_checks -np 4" mpi 4 examples/world_checks
@@ -104,11 +117,13 @@ step "plan_checks -np 2" mpi 2 examples/plan_checks
 step "plan_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/plan_checks
 step "check jacobi -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/jacobi --size 1026 --iters 100 --check
 step "check spmv -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/spmv --size 300 --iters 20 --check
+fi
 
 # 2. Jacobi: strong scaling at 4096² and 16384², 1000 iterations, on 1,
 # 2 and (where there are four) 4 GPUs.
 wait "$builds"
 tail -n 3 /tmp/build-*.log >> "$log" 2>&1
+if want jacobi; then
 csv=$res/apps/jacobi.csv
 counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"
 for size in 4096 16384; do
@@ -121,9 +136,11 @@ for size in 4096 16384; do
     [ -x /tmp/jacobi_single ] && row "$csv" "jacobi_single $size" /tmp/jacobi_single --size $size
   done
 done
+fi
 
 # 3. A traced two-GPU Jacobi: a timeline of 20 iterations, and 1000
 # iterations for the breakdown beside an untraced run.
+if want trace; then
 step "traced jacobi -np 2, 20 iterations" env DCUDA_TRACE="$res/trace/jacobi2.json" mpi 2 examples/jacobi --size 4096 --iters 20 --no-check
 for rep in 1 2; do
   row "$csv" "jacobi 4096 np 2 traced" env DCUDA_TRACE=/tmp/jacobi2-1000.json DCUDA_TRACE_SPANS=8192 mpi 2 examples/jacobi --size 4096 --no-check
@@ -131,9 +148,11 @@ for rep in 1 2; do
   row "$csv" "jacobi 4096 np 2 (beside traced)" mpi 2 examples/jacobi --size 4096 --no-check
 done
 cp /tmp/jacobi2-1000.txt /tmp/jacobi2-1000.breakdown.svg "$res/trace/" 2>/dev/null
+fi
 
 # 4. World collectives over every rank of both GPUs: against NVSHMEM in one
 # kernel (8 B) and NCCL (large); messages between the GPUs.
+if want collectives; then
 step "bench_world_collectives" mpi 2 bench/bench_world_collectives --out "$res/bench"
 max=$(grep -o "max ranks per GPU: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
 [ -x /tmp/nvshmem_collectives ] && step "nvshmem collectives baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_collectives 100 200 1 8 32 132 ${max:-1320} > $res/bench/world-collectives-nvshmem.csv"
@@ -143,9 +162,11 @@ sizes=$(grep -o "baseline sizes: .*" "$log" | tail -1 | cut -d: -f2)
 [ -x /tmp/nccl_allreduce ] && step "nccl allreduce baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nccl_allreduce 20 5 $sizes > $res/bench/allreduce-nccl.csv"
 step "allreduce table" bench/bench_world_allreduce --join "$res/bench"
 step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
+fi
 
 # 5. The other applications on 1 and 2 GPUs: strong scaling (same grid)
 # and weak scaling (the split dimension doubled).
+if want apps; then
 REPS2=${REPS2:-2}
 csv=$res/apps/hdiff.csv
 for rep in $(seq "$REPS2"); do
@@ -190,14 +211,29 @@ for rep in $(seq "$REPS2"); do
     for v in pi pi_mpi; do row "$csv" "$v np $n" mpi $n examples/$v; done
   done
 done
+fi
 
 # 6. Latency and bandwidth over NVLink against NVSHMEM; the plans.
-step "bench_world (direct)" mpi 2 bench/bench_world --out "$res/bench"
-[ -x /tmp/nvshmem_peer ] && step "nvshmem peer baseline" mpi 2 /tmp/nvshmem_peer
-step "bench_plans -np 2" mpi 2 bench/bench_plans --out "$res/bench"
-[ -x /tmp/plans_by_hand ] && step "plans by hand (IPC, NCCL)" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/plans_by_hand 5 1073741824 268435456 > $res/bench/plans-by-hand.csv"
+if want latency; then
+  step "bench_world (direct)" mpi 2 bench/bench_world --out "$res/bench"
+  [ -x /tmp/nvshmem_peer ] && step "nvshmem peer baseline" mpi 2 /tmp/nvshmem_peer
+fi
+want plans && step "bench_plans -np 2" mpi 2 bench/bench_plans --out "$res/bench"
+want plans && [ -x /tmp/plans_by_hand ] && step "plans by hand (IPC, NCCL)" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/plans_by_hand 5 1073741824 268435456 > $res/bench/plans-by-hand.csv"
 
-step "bench_world (two nodes)" env DCUDA_NODE=process mpi 2 bench/bench_world --out "$res/bench/two-nodes"
+want nodes && step "bench_world (two nodes)" env DCUDA_NODE=process mpi 2 bench/bench_world --out "$res/bench/two-nodes"
+
+# 7. Jacobi at 4096² on two GPUs in other rank geometries than the
+# default (264 ranks of 256 threads a GPU).
+if want sweep; then
+  csv=$res/apps/jacobi-sweep.csv
+  for rep in 1 2; do
+    for cfg in "" "--threads 128" "--threads 512" "--threads 1024" "--ranks 132 --threads 256" "--ranks 132 --threads 512"; do
+      # shellcheck disable=SC2086
+      row "$csv" "jacobi 4096 np 2 $cfg" mpi 2 examples/jacobi --size 4096 --no-check $cfg
+    done
+  done
+fi
 
 echo "skipped ${#skipped[@]}: ${skipped[*]:-}" | tee -a "$log"
 echo "elapsed ${SECONDS}s" | tee -a "$log"
