@@ -25,7 +25,7 @@ fn plan_checks(procs: u32, env: &[(&str, &str)]) -> String {
 fn every_pattern_on_one_two_and_three_processes() {
     for procs in 1..=3 {
         let text = plan_checks(procs, &[]);
-        let same_node = "process 1 -> process 2: 4000 bytes, staged through host memory over the transport in pieces (same node; direct peer copies not built yet)";
+        let same_node = "process 1 -> process 2: 4000 bytes, staged through host memory over the transport in pieces (same node, no peer copies)";
         assert!(procs < 3 || text.contains(same_node), "{text}");
         // The job's report says which path device data take.
         let path = "device data staged through host memory";

@@ -1,19 +1,22 @@
 //! Broadcast a host array to every rank's part.
 
 use super::parts::{as_bytes, check_room, copy, write, Part, Parts};
+use super::peer::{self, Mapping};
 use super::scatter::piece_elems;
 use super::wire::{self, CallId};
-use super::Placement;
+use super::{Placement, Route};
 use crate::error::{Error, Result};
 use dcuda_device::DeviceCopy;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A plan that copies a host array of process `root` to every rank's
-/// part. The pieces go down a chain of the processes with ranks, from the
-/// root on, each process forwarding a piece as it arrives (the root sends
-/// one copy, not one a process); each process writes it into its first
-/// rank's part and copies it on the device to its other ranks' parts.
+/// part. Where every other process with ranks is a peer of the root (its
+/// GPU mapped through CUDA IPC), the root writes the array into each one's
+/// first rank's part itself; otherwise the pieces go down a chain of the
+/// processes with ranks, from the root on, each process forwarding a piece
+/// as it arrives (the root sends one copy, not one a process). Each
+/// process then copies it on the device to its other ranks' parts.
 pub struct BroadcastPlan<T: DeviceCopy> {
     at: Placement,
     n: usize,
@@ -66,23 +69,76 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             .collect()
     }
 
+    /// Whether every other process with ranks is a peer of the root.
+    fn all_peers(&self) -> bool {
+        let chain = self.chain();
+        chain.len() > 1
+            && chain[1..]
+                .iter()
+                .all(|&q| self.at.route(self.root, q) == Route::Peer)
+    }
+
     /// The plan and its route between every pair of processes.
     pub fn explain(&self) -> String {
         let bytes = self.n * std::mem::size_of::<T>();
         let chain = self.chain();
         let local =
             (!self.at.ranks_of(self.root).is_empty()).then_some((self.root, self.root, bytes));
-        let pairs = local
-            .into_iter()
-            .chain(chain.windows(2).map(|w| (w[0], w[1], bytes)));
+        let (how, pairs): (&str, Vec<_>) = if self.all_peers() {
+            (
+                "the root writes every process's copy through peer copies",
+                chain[1..].iter().map(|&q| (self.root, q, bytes)).collect(),
+            )
+        } else {
+            (
+                "a pipelined chain of processes, each forwarding every piece as it arrives",
+                chain.windows(2).map(|w| (w[0], w[1], bytes)).collect(),
+            )
+        };
         format!(
-            "broadcast of {} {} from process {}, {} (a pipelined chain of processes, each forwarding every piece as it arrives; one copy a process, then device copies to its other ranks):\n{}",
+            "broadcast of {} {} from process {}, {} ({how}; one copy a process, then device copies to its other ranks):\n{}",
             self.n,
             std::any::type_name::<T>(),
             self.root,
             self.part,
-            self.at.explain_pairs(pairs)
+            self.at
+                .explain_pairs(local.into_iter().chain(pairs), |f, t| self.at.route(f, t))
         )
+    }
+
+    /// The root's peer copies when every other process is a peer: takes
+    /// every offer, writes `host` into each offered buffer, and answers
+    /// all. Whether it did (if not, the chain runs, with a warning).
+    fn peer_copies(&self, host: &[T], parts: &dyn Parts<T>, id: CallId) -> Result<bool> {
+        let chain = self.chain();
+        let mut offers = Vec::new();
+        for &q in &chain[1..] {
+            offers.push((q, peer::take(&self.at, q, id)?));
+        }
+        let rt = parts.base().1;
+        // A process whose buffer is mapped host memory offers none: then
+        // the chain serves everyone, as documented.
+        let all_offered = offers.iter().all(|(_, o)| o.is_some());
+        let copied = offers.iter().try_for_each(|(q, offer)| match offer {
+            Some(o) if all_offered => Mapping::open(rt, o, *q)
+                .and_then(|m| m.write::<T>(self.part.start(0), as_bytes(host))),
+            _ => Err(Error::InvalidArgument {
+                call: "BroadcastPlan::broadcast",
+                reason: format!("process {q} offered no device buffer"),
+            }),
+        });
+        if let (Err(e), true) = (&copied, all_offered) {
+            tracing::warn!(
+                "process {}: a broadcast's peer copies failed ({e}); it goes down the chain of processes",
+                self.root
+            );
+        }
+        for (q, offer) in &offers {
+            if offer.is_some() {
+                peer::answer(&self.at, *q, id, copied.is_ok())?;
+            }
+        }
+        Ok(copied.is_ok())
     }
 
     /// Collective: copies `host` (read on the root only; others may pass
@@ -110,7 +166,8 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
                     })
                 }
             };
-            if let Some(&next) = self.chain().get(1) {
+            let moved = self.all_peers() && self.peer_copies(host, parts, id)?;
+            if let Some(&next) = self.chain().get(1).filter(|_| !moved) {
                 for k in (0..self.n).step_by(piece_elems::<T>()) {
                     let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];
                     wire::send(self.at.transport()?, next, id, as_bytes(piece))?;
@@ -119,7 +176,11 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             if local > 0 {
                 write(parts, self.part.start(0), as_bytes(host))?;
             }
-        } else if local > 0 {
+        } else if local > 0
+            && !(self.all_peers()
+                && peer::offer(&self.at, parts, self.root, id)?
+                && peer::answered(&self.at, self.root, id)?)
+        {
             // Forward each piece before writing it, so the chain flows.
             let chain = self.chain();
             let at = chain.iter().position(|&q| q == me).unwrap_or_default();

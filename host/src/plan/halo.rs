@@ -148,7 +148,9 @@ impl<T: DeviceCopy> HaloPlan<T> {
             std::any::type_name::<T>(),
             self.part_len,
             self.at
-                .explain_pairs(pairs.into_iter().map(|((f, t), b)| (f, t, b)))
+                .explain_pairs(pairs.into_iter().map(|((f, t), b)| (f, t, b)), |f, t| {
+                    self.at.staged_route(f, t)
+                })
         )
     }
 

@@ -19,16 +19,21 @@
 //!
 //! Each plan's `explain` says which route every pair of processes takes.
 //! The rule: inside a process, copies on the device (host to device, or
-//! device to device, one per contiguous run); between processes, pieces
-//! staged through host memory over the job's transport, several in flight,
-//! each written to the device as it arrives while the next is on the wire.
-//! Direct peer copies between the GPUs of one node are not built yet: such
-//! pairs are staged too, and `explain` says so.
+//! device to device, one per contiguous run); between the root of a
+//! scatter, gather or broadcast and a process whose GPU its own GPU can map
+//! (same node, peer access, `DCUDA_PEER_ACCESS` not 0, the other's buffer
+//! in device memory), peer copies: the root maps the other's buffer
+//! through CUDA IPC and copies between its host array and it directly
+//! (a broadcast does so when every process is such a peer); between any
+//! other processes, and for halo exchanges, pieces staged through host
+//! memory over the job's transport, several in flight, each written to
+//! the device as it arrives while the next is on the wire.
 
 mod broadcast;
 mod halo;
 mod halo_shapes;
 mod parts;
+mod peer;
 mod scatter;
 mod split;
 mod wire;
@@ -53,6 +58,8 @@ use std::sync::Arc;
 pub struct Placement {
     counts: Vec<u32>,
     nodes: Vec<u32>,
+    /// For every pair of processes, whether peer copies join them.
+    peers: Arc<Vec<Vec<bool>>>,
     process: u32,
     transport: Option<Arc<dyn Transport>>,
 }
@@ -65,6 +72,7 @@ impl Placement {
             return Ok(Placement {
                 counts: vec![ranks_here],
                 nodes: vec![0],
+                peers: Arc::new(vec![vec![false]]),
                 process: 0,
                 transport: None,
             });
@@ -75,9 +83,11 @@ impl Placement {
             .iter()
             .map(|m| u32::from_le_bytes(m[..4].try_into().unwrap_or_default()))
             .collect();
+        let peers = peer::pairs(rt, t, &job.nodes, job.process())?;
         Ok(Placement {
             counts,
             nodes: job.nodes.clone(),
+            peers: Arc::new(peers),
             process: job.process(),
             transport: Some(job.transport.clone()),
         })
@@ -132,8 +142,22 @@ impl Placement {
         }
     }
 
-    /// The route data takes from process `from` to process `to`.
+    /// The route a scatter's, gather's or broadcast's data take between
+    /// its root and process `to` (either way).
     pub fn route(&self, from: u32, to: u32) -> Route {
+        let peers = self
+            .peers
+            .get(from as usize)
+            .and_then(|r| r.get(to as usize));
+        if from != to && peers == Some(&true) {
+            Route::Peer
+        } else {
+            self.staged_route(from, to)
+        }
+    }
+
+    /// The route between two processes without peer copies (halos).
+    pub(super) fn staged_route(&self, from: u32, to: u32) -> Route {
         if from == to {
             Route::Local
         } else if self.nodes[from as usize] == self.nodes[to as usize] {
@@ -168,13 +192,17 @@ impl Placement {
 
     /// The routes between every pair of processes that exchange data, as
     /// lines for a plan's `explain`.
-    fn explain_pairs(&self, pairs: impl IntoIterator<Item = (u32, u32, usize)>) -> String {
+    fn explain_pairs(
+        &self,
+        pairs: impl IntoIterator<Item = (u32, u32, usize)>,
+        route: impl Fn(u32, u32) -> Route,
+    ) -> String {
         let mut out = String::new();
         for (from, to, bytes) in pairs {
             let _ = writeln!(
                 out,
                 "  process {from} -> process {to}: {bytes} bytes, {}",
-                self.route(from, to)
+                route(from, to)
             );
         }
         out
@@ -186,8 +214,12 @@ impl Placement {
 pub enum Route {
     /// The same process: copies on its device.
     Local,
-    /// Another process on the same node: staged through host memory over
-    /// the transport (peer copies between its GPUs are not built yet).
+    /// Another process on the same node whose GPU the root's maps: the
+    /// root copies straight into or out of its buffer (CUDA IPC).
+    Peer,
+    /// Another process on the same node without peer copies (peer access
+    /// off or impossible, or a halo exchange): staged through host memory
+    /// over the transport.
     StagedOnNode,
     /// Another node: staged through host memory over the transport.
     Staged,
@@ -197,8 +229,11 @@ impl std::fmt::Display for Route {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Route::Local => "device copies in the process",
+            Route::Peer => {
+                "peer copies: the root maps the other GPU's buffer (CUDA IPC) and copies straight between it and the host array (staged if the buffer is mapped host memory)"
+            }
             Route::StagedOnNode => {
-                "staged through host memory over the transport in pieces (same node; direct peer copies not built yet)"
+                "staged through host memory over the transport in pieces (same node, no peer copies)"
             }
             Route::Staged => "staged through host memory over the transport in pieces",
         })

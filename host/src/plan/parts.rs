@@ -15,6 +15,9 @@ pub trait Parts<T: DeviceCopy>: sealed::Sealed {
     fn elements(&self) -> usize;
     #[doc(hidden)]
     fn base(&self) -> (u64, &Runtime);
+    #[doc(hidden)]
+    /// Whether the buffer is device memory (which peers of a node can map).
+    fn on_device(&self) -> bool;
 }
 
 mod sealed {
@@ -30,6 +33,9 @@ impl<T: DeviceCopy> Parts<T> for DeviceBuffer<T> {
     fn base(&self) -> (u64, &Runtime) {
         (self.addr(), self.runtime())
     }
+    fn on_device(&self) -> bool {
+        true
+    }
 }
 
 impl<T: DeviceCopy> Parts<T> for MappedBuffer<T> {
@@ -38,6 +44,9 @@ impl<T: DeviceCopy> Parts<T> for MappedBuffer<T> {
     }
     fn base(&self) -> (u64, &Runtime) {
         (self.device_ptr() as u64, self.runtime())
+    }
+    fn on_device(&self) -> bool {
+        false
     }
 }
 

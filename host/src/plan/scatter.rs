@@ -1,9 +1,10 @@
 //! Scatter a host array to the ranks' parts, and gather it back.
 
 use super::parts::{as_bytes, as_bytes_mut, check_room, read, write, Part, Parts};
+use super::peer::{self, Mapping};
 use super::split::{collect_bytes, spread_bytes, Split};
 use super::wire::{self, CallId};
-use super::Placement;
+use super::{Placement, Route};
 use crate::error::{Error, Result};
 use dcuda_device::DeviceCopy;
 use std::marker::PhantomData;
@@ -95,7 +96,7 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             self.split,
             self.root,
             self.part,
-            self.at.explain_pairs(pairs)
+            self.at.explain_pairs(pairs, |f, t| self.at.route(f, t))
         )
     }
 
@@ -138,6 +139,9 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             self.send_shares(host.unwrap_or_default(), parts, id)?;
             return self.flush();
         }
+        if self.peer_offered(parts, id)? {
+            return self.flush();
+        }
         for (i, r) in self.at.ranks_of(me).enumerate() {
             let (count, mut k) = (self.count(r), 0);
             while k < count {
@@ -154,6 +158,18 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     /// sent in pieces packed straight into their messages.
     fn send_shares(&self, host: &[T], parts: &dyn Parts<T>, id: CallId) -> Result<()> {
         let (me, piece) = (self.at.process(), piece_elems::<T>());
+        let rt = parts.base().1;
+        let moved = self.peer_copies(rt, id, |m, i, r| {
+            let runs = self.split.runs(self.n, self.at.ranks(), r);
+            if let [(s, l)] = runs[..] {
+                m.write::<T>(self.part.start(i), as_bytes(&host[s..s + l]))
+            } else {
+                let count: usize = runs.iter().map(|run| run.1).sum();
+                let mut bytes = vec![0u8; count * size_of::<T>()];
+                collect_bytes(&runs, 0, host, &mut bytes);
+                m.write::<T>(self.part.start(i), &bytes)
+            }
+        })?;
         for q in 0..self.at.processes() {
             for (i, r) in self.at.ranks_of(q).enumerate() {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
@@ -166,6 +182,9 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                         collect_bytes(&runs, 0, host, &mut bytes);
                         write(parts, self.part.start(i), &bytes)?;
                     }
+                    continue;
+                }
+                if moved.contains(&q) {
                     continue;
                 }
                 for k in (0..count).step_by(piece) {
@@ -190,6 +209,9 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             self.take_shares(parts, host.unwrap_or_default(), id)?;
             return self.flush();
         }
+        if self.peer_offered(parts, id)? {
+            return self.flush();
+        }
         let piece = piece_elems::<T>();
         for (i, r) in self.at.ranks_of(me).enumerate() {
             let count = self.count(r);
@@ -207,6 +229,19 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     /// straight into the array), the others' taken as they arrive.
     fn take_shares(&self, parts: &dyn Parts<T>, host: &mut [T], id: CallId) -> Result<()> {
         let me = self.at.process();
+        let rt = parts.base().1;
+        let moved = self.peer_copies(rt, id, |m, i, r| {
+            let runs = self.split.runs(self.n, self.at.ranks(), r);
+            if let [(s, l)] = runs[..] {
+                m.read::<T>(self.part.start(i), as_bytes_mut(&mut host[s..s + l]))
+            } else {
+                let count: usize = runs.iter().map(|run| run.1).sum();
+                let mut bytes = vec![0u8; count * size_of::<T>()];
+                m.read::<T>(self.part.start(i), &mut bytes)?;
+                spread_bytes(&runs, 0, &bytes, host);
+                Ok(())
+            }
+        })?;
         for q in 0..self.at.processes() {
             for (i, r) in self.at.ranks_of(q).enumerate() {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
@@ -219,6 +254,9 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                         read(parts, self.part.start(i), &mut bytes)?;
                         spread_bytes(&runs, 0, &bytes, host);
                     }
+                    continue;
+                }
+                if moved.contains(&q) {
                     continue;
                 }
                 let mut k = 0;
@@ -234,6 +272,45 @@ impl<T: DeviceCopy> ScatterPlan<T> {
 
     fn flush(&self) -> Result<()> {
         self.at.flush()
+    }
+
+    /// A process other than the root with a peer route: offers its buffer
+    /// to the root; whether the root then moved its shares itself (if not,
+    /// the pair goes on staged).
+    fn peer_offered(&self, parts: &dyn Parts<T>, id: CallId) -> Result<bool> {
+        Ok(self.at.route(self.root, self.at.process()) == Route::Peer
+            && peer::offer(&self.at, parts, self.root, id)?
+            && peer::answered(&self.at, self.root, id)?)
+    }
+
+    /// The root's peer copies: for every process with a peer route, takes
+    /// its offer, maps its buffer and runs `copy` (the mapping, the rank's
+    /// index there, the rank) for each of its ranks. The processes whose
+    /// shares moved; the others go staged, a failed mapping with a warning.
+    fn peer_copies(
+        &self,
+        rt: &crate::runtime::Runtime,
+        id: CallId,
+        mut copy: impl FnMut(&Mapping, usize, u32) -> Result<()>,
+    ) -> Result<Vec<u32>> {
+        let me = self.at.process();
+        let mut moved = Vec::new();
+        for q in (0..self.at.processes()).filter(|&q| self.at.route(me, q) == Route::Peer) {
+            let Some(offer) = peer::take(&self.at, q, id)? else {
+                continue;
+            };
+            let copied = Mapping::open(rt, &offer, q).and_then(|m| {
+                (self.at.ranks_of(q).enumerate()).try_for_each(|(i, r)| copy(&m, i, r))
+            });
+            if let Err(e) = &copied {
+                tracing::warn!("process {me}: peer copies with process {q} failed ({e}); its shares go staged through host memory");
+            }
+            peer::answer(&self.at, q, id, copied.is_ok())?;
+            if copied.is_ok() {
+                moved.push(q);
+            }
+        }
+        Ok(moved)
     }
 }
 

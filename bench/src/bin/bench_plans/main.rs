@@ -7,7 +7,9 @@
 //! reverse); a broadcast is an `MPI_Bcast` between the hosts, one write
 //! and device copies to the process's other ranks. The plan's first call
 //! and its later ones apart (issue 18: a reused plan must be at least as
-//! fast as the first use). Alone or under `mpirun -np N`.
+//! fast as the first use). The plans run twice: from and to host arrays
+//! in pageable memory (`plan`, as the by-hand copies) and in pinned memory
+//! (`pinned`). Alone or under `mpirun -np N`.
 //!
 //! bench_plans [--quick] [--out DIR]
 //!
@@ -79,6 +81,32 @@ fn measure(rt: &Runtime, at: &Placement, n: usize, reps: usize) -> Result<Vec<Me
         first,
         later,
     ));
+    // The same plans from and to pinned host memory (a mapped buffer's
+    // host side): what a user who pins the array gets.
+    let pinned_in = rt.alloc_mapped::<f32>(if me == 0 { n } else { 0 })?;
+    let pinned_out = rt.alloc_mapped::<f32>(if me == 0 { n } else { 0 })?;
+    // SAFETY: host allocations of `len` elements each, which no kernel
+    // touches while these views live.
+    let (pin_in, pin_out) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(pinned_in.host_ptr(), pinned_in.len()),
+            std::slice::from_raw_parts_mut(pinned_out.host_ptr(), pinned_out.len()),
+        )
+    };
+    pin_in.copy_from_slice(&input[..pin_in.len()]);
+    let (first, later) = timed(at, reps, || {
+        scatter.scatter((me == 0).then_some(&pin_in[..]), &mut parts)
+    })?;
+    rows.push(("scatter", bytes, "pinned", first, later));
+    let (first, later) = timed(at, reps, || {
+        scatter.gather(&parts, (me == 0).then_some(&mut pin_out[..]))
+    })?;
+    rows.push(("gather", bytes, "pinned", first, later));
+    let (first, later) = timed(at, reps, || {
+        cast.broadcast((me == 0).then(|| &pin_in[..cast_n]), &mut wide)
+    })?;
+    let cast_bytes = (cast_n * 4 * local) as u64;
+    rows.push(("broadcast", cast_bytes, "pinned", first, later));
     // By hand: MPI between the hosts, one stream copy a process.
     let hand = ByHand {
         at,

@@ -1,0 +1,194 @@
+//! Peer copies between the GPUs of a node: the root of a scatter, gather or
+//! broadcast maps another process's buffer through CUDA IPC and copies
+//! between its host array and that buffer itself, with no staging.
+//!
+//! Which pairs may do this is decided once, when the [`Placement`] is made
+//! (both processes' GPUs on one node can map each other's memory, and
+//! `DCUDA_PEER_ACCESS` is not 0). Each call, the other process offers its
+//! buffer (an IPC handle, or none for mapped host memory) and waits for
+//! the root's answer: done, or "staged" (the mapping failed), after which
+//! the pair moves the data in pieces over the transport as any other pair.
+//! A mapping lives for one call: a buffer freed and allocated again could
+//! have the same handle and address, so nothing is kept between calls.
+
+use super::parts::Parts;
+use super::wire::{self, CallId, SETUP_CHANNEL};
+use super::Placement;
+use crate::error::{Error, Result};
+use crate::runtime::Runtime;
+use crate::transport::{all_gather, Transport};
+use dcuda_device::DeviceCopy;
+
+/// For every pair of processes, whether they copy between each other's
+/// GPUs directly. Collective over the job.
+pub(super) fn pairs(
+    rt: &Runtime,
+    t: &dyn Transport,
+    nodes: &[u32],
+    me: u32,
+) -> Result<Vec<Vec<bool>>> {
+    let allowed = crate::config::PEER_ACCESS.switch()?.unwrap_or(true);
+    let peers = rt.device.peers().filter(|_| allowed);
+    let bus = match peers {
+        Some(p) => p.pci_bus_id()?,
+        None => String::new(),
+    };
+    let all = all_gather(t, SETUP_CHANNEL, bus.into_bytes())?;
+    let mut row = vec![0u8; all.len()];
+    if let Some(p) = peers {
+        for (q, bus) in all.iter().enumerate() {
+            let same_node = nodes.get(q) == nodes.get(me as usize);
+            if q != me as usize && same_node && !bus.is_empty() {
+                // A GPU this process cannot see (CUDA_VISIBLE_DEVICES) is
+                // one it cannot map: that pair stays staged, and the plans'
+                // `explain` says so.
+                let bus = String::from_utf8_lossy(bus);
+                row[q] = p.can_access_peer(&bus).unwrap_or(false) as u8;
+            }
+        }
+    }
+    let rows = all_gather(t, SETUP_CHANNEL, row)?;
+    let n = rows.len();
+    let can = |a: usize, b: usize| rows[a].get(b) == Some(&1);
+    Ok((0..n)
+        .map(|a| (0..n).map(|b| can(a, b) && can(b, a)).collect())
+        .collect())
+}
+
+/// A process's buffer as offered to the root for one call.
+pub(super) struct Offer {
+    handle: [u8; 64],
+    offset: u64,
+    elements: usize,
+}
+
+const NONE: u8 = 0;
+const OFFERED: u8 = 1;
+
+/// The other process's side: offers `parts` to `root` (device memory
+/// only); whether it did.
+pub(super) fn offer<T: DeviceCopy>(
+    at: &Placement,
+    parts: &dyn Parts<T>,
+    root: u32,
+    id: CallId,
+) -> Result<bool> {
+    let (base, rt) = parts.base();
+    let exported = match rt.device.peers() {
+        Some(p) if parts.on_device() => Some(p.ipc_export(base)?),
+        _ => None,
+    };
+    let mut msg = vec![NONE];
+    if let Some((handle, offset)) = exported {
+        msg[0] = OFFERED;
+        msg.extend_from_slice(&handle);
+        msg.extend_from_slice(&offset.to_le_bytes());
+        msg.extend_from_slice(&(parts.elements() as u64).to_le_bytes());
+    }
+    wire::send(at.transport()?, root, id, &msg)?;
+    Ok(exported.is_some())
+}
+
+/// The root's side: what process `from` offered for call `id`.
+pub(super) fn take(at: &Placement, from: u32, id: CallId) -> Result<Option<Offer>> {
+    let got = wire::recv(at.transport()?, from, id)?;
+    let d = got.data();
+    let word = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().unwrap_or_default());
+    match d.first() {
+        Some(&OFFERED) if d.len() == 1 + 64 + 16 => Ok(Some(Offer {
+            handle: d[1..65].try_into().unwrap_or([0; 64]),
+            offset: word(65),
+            elements: word(73) as usize,
+        })),
+        Some(&NONE) => Ok(None),
+        _ => Err(Error::InvalidArgument {
+            call: "transfer plan",
+            reason: format!(
+                "process {} got a peer offer of {} bytes from process {from}: the processes used their plans in different orders",
+                at.process(),
+                d.len()
+            ),
+        }),
+    }
+}
+
+/// Tells process `to` whether its data moved (`true`) or go staged.
+pub(super) fn answer(at: &Placement, to: u32, id: CallId, moved: bool) -> Result<()> {
+    wire::send(at.transport()?, to, id, &[moved as u8])
+}
+
+/// The other process's side: the root's answer to its offer.
+pub(super) fn answered(at: &Placement, root: u32, id: CallId) -> Result<bool> {
+    let got = wire::recv(at.transport()?, root, id)?;
+    Ok(got.data() == [1])
+}
+
+/// Another process's buffer mapped into the root's GPU for one call;
+/// unmapped when dropped.
+pub(super) struct Mapping<'a> {
+    rt: &'a Runtime,
+    base: u64,
+    addr: u64,
+    elements: usize,
+    process: u32,
+}
+
+impl<'a> Mapping<'a> {
+    /// Maps `offer` of process `process` on `rt`'s GPU.
+    pub(super) fn open(rt: &'a Runtime, offer: &Offer, process: u32) -> Result<Mapping<'a>> {
+        let peers = rt.device.peers().ok_or_else(|| Error::InvalidArgument {
+            call: "transfer plan",
+            reason: format!(
+                "process {process} offered its GPU buffer, but this backend cannot map it"
+            ),
+        })?;
+        let base = peers.ipc_open(&offer.handle)?;
+        Ok(Mapping {
+            rt,
+            base,
+            addr: base + offer.offset,
+            elements: offer.elements,
+            process,
+        })
+    }
+
+    /// The device address of element `at` of a run of `len`, checked
+    /// against the buffer the other process offered.
+    fn at<T>(&self, at: usize, len: usize) -> Result<u64> {
+        match at.checked_add(len) {
+            Some(end) if end <= self.elements => {
+                Ok(self.addr + (at * std::mem::size_of::<T>()) as u64)
+            }
+            _ => Err(Error::InvalidArgument {
+                call: "transfer plan",
+                reason: format!(
+                    "elements {at}..{} of process {}'s buffer, which has {}",
+                    at.saturating_add(len),
+                    self.process,
+                    self.elements
+                ),
+            }),
+        }
+    }
+
+    /// Writes `bytes` at element `at` of the other process's buffer.
+    pub(super) fn write<T>(&self, at: usize, bytes: &[u8]) -> Result<()> {
+        let addr = self.at::<T>(at, bytes.len() / std::mem::size_of::<T>().max(1))?;
+        self.rt.device.write(addr, bytes)
+    }
+
+    /// Reads `bytes.len()` bytes from element `at` of the other process's
+    /// buffer.
+    pub(super) fn read<T>(&self, at: usize, bytes: &mut [u8]) -> Result<()> {
+        let addr = self.at::<T>(at, bytes.len() / std::mem::size_of::<T>().max(1))?;
+        self.rt.device.read(addr, bytes)
+    }
+}
+
+impl Drop for Mapping<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.rt.device.peers() {
+            p.ipc_close(self.base);
+        }
+    }
+}
