@@ -19,7 +19,7 @@ rm -rf "$res" && mkdir -p "$res/apps" "$res/bench" "$res/trace"
 log=$out/multi.log
 BUDGET=${BUDGET:-540}
 # Which parts run (all by default), e.g. SECTIONS="latency sweep".
-SECTIONS=${SECTIONS:-checks jacobi trace collectives apps latency plans nodes sweep}
+SECTIONS=${SECTIONS:-checks jacobi trace collectives apps latency plans typed nodes sweep}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 REPS=${REPS:-3}
 export DCUDA_BACKEND=gpu
@@ -80,6 +80,7 @@ build_nvshmem() { nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showm
   nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu > /tmp/build-jacobi.log 2>&1 &
   build_nvshmem nvshmem_collectives > /tmp/build-nvshmem-collectives.log 2>&1 &
   build_nvshmem nvshmem_peer > /tmp/build-nvshmem-peer.log 2>&1 &
+  build_nvshmem nvshmem_typed > /tmp/build-nvshmem-typed.log 2>&1 &
   nvcc -O2 -arch=sm_90 -I"$nccl/include" $(mpicc --showme:compile) baselines/nccl_allreduce.cu -o /tmp/nccl_allreduce \
     -L"$nccl/lib" -l:libnccl.so.2 $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nccl/lib" > /tmp/build-nccl.log 2>&1 &
   nvcc -O2 -arch=sm_90 -I"$nccl/include" $(mpicc --showme:compile) baselines/plans_by_hand.cu -o /tmp/plans_by_hand \
@@ -87,6 +88,12 @@ build_nvshmem() { nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showm
   wait
 ) &
 builds=$!
+# `ready`: waits for those builds, once, where a step first needs them.
+ready() {
+  [ -n "${built:-}" ] && return 0
+  wait "$builds"; built=1
+  tail -n 3 /tmp/build-*.log >> "$log" 2>&1
+}
 
 # 1. Correctness across two GPUs.
 if want checks; then
@@ -121,9 +128,8 @@ fi
 
 # 2. Jacobi: strong scaling at 4096² and 16384², 1000 iterations, on 1,
 # 2 and (where there are four) 4 GPUs.
-wait "$builds"
-tail -n 3 /tmp/build-*.log >> "$log" 2>&1
 if want jacobi; then
+ready
 csv=$res/apps/jacobi.csv
 counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"
 for size in 4096 16384; do
@@ -153,6 +159,7 @@ fi
 # 4. World collectives over every rank of both GPUs: against NVSHMEM in one
 # kernel (8 B) and NCCL (large); messages between the GPUs.
 if want collectives; then
+ready
 step "bench_world_collectives" mpi 2 bench/bench_world_collectives --out "$res/bench"
 max=$(grep -o "max ranks per GPU: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
 [ -x /tmp/nvshmem_collectives ] && step "nvshmem collectives baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_collectives 100 200 1 8 32 132 ${max:-1320} > $res/bench/world-collectives-nvshmem.csv"
@@ -213,15 +220,29 @@ for rep in $(seq "$REPS2"); do
 done
 fi
 
-# 6. Latency and bandwidth over NVLink against NVSHMEM; the plans.
+# 6. The plans between two GPUs: checked (peer copies where the GPUs map
+# each other), then timed against copies by hand (CUDA IPC, NCCL).
+if want plans; then
+  step "plan_checks -np 2 (peer route)" mpi 2 examples/plan_checks
+  step "moving_data -np 2" mpi 2 examples/moving_data
+  step "bench_plans -np 2" mpi 2 bench/bench_plans --out "$res/bench"
+  ready
+  [ -x /tmp/plans_by_hand ] && step "plans by hand (IPC, NCCL)" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/plans_by_hand 5 1073741824 268435456 > $res/bench/plans-by-hand.csv"
+fi
+# Typed transfers between the GPUs (direct route over NVLink) against
+# NVSHMEM's strided puts.
+if want typed; then
+  mkdir -p "$res/bench/typed"
+  step "bench_typed -np 2" mpi 2 bench/bench_typed --out "$res/bench/typed"
+  ready
+  [ -x /tmp/nvshmem_typed ] && step "nvshmem typed baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 20 > $res/bench/typed/typed-nvshmem.csv"
+fi
+# Latency and bandwidth over NVLink against NVSHMEM.
 if want latency; then
   step "bench_world (direct)" mpi 2 bench/bench_world --out "$res/bench"
+  ready
   [ -x /tmp/nvshmem_peer ] && step "nvshmem peer baseline" mpi 2 /tmp/nvshmem_peer
 fi
-want plans && step "bench_plans -np 2" mpi 2 bench/bench_plans --out "$res/bench"
-want plans && [ -x /tmp/plans_by_hand ] && step "plans by hand (IPC, NCCL)" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/plans_by_hand 5 1073741824 268435456 > $res/bench/plans-by-hand.csv"
-
-want nodes && step "bench_world (two nodes)" env DCUDA_NODE=process mpi 2 bench/bench_world --out "$res/bench/two-nodes"
 
 # 7. Jacobi at 4096² on two GPUs in other rank geometries than the
 # default (264 ranks of 256 threads a GPU).
@@ -234,6 +255,9 @@ if want sweep; then
     done
   done
 fi
+
+# Every byte between the processes over the MPI transport.
+want nodes && step "bench_world (two nodes)" env DCUDA_NODE=process mpi 2 bench/bench_world --out "$res/bench/two-nodes"
 
 echo "skipped ${#skipped[@]}: ${skipped[*]:-}" | tee -a "$log"
 echo "elapsed ${SECONDS}s" | tee -a "$log"

@@ -1,8 +1,9 @@
 //! Typed transfers (`put_notify_typed`) against hand-written packing
 //! (the rank's threads pack into staging, `put_notify` of the staging, the
 //! target's threads unpack) and against a contiguous `put_notify` of as
-//! many elements, between world rank 0 and the last world rank of one GPU,
-//! for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
+//! many elements, between world rank 0 and the last world rank: two
+//! ranks of one GPU, or, under `mpirun -np 2`, one rank on each of two
+//! GPUs (the direct route over NVLink), for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
 //! the 64³ block of a 512³ `f32` array. All in one kernel
 //! (`typed_bench`), timed with the device clock per batch; latency is half
 //! a ping-pong round trip (median and p99 over the batches), bandwidth the
@@ -42,7 +43,7 @@ fn half_round_trips(
     } else {
         ((n as usize).pow(3), 64usize.pow(3))
     };
-    let ranks = 2usize;
+    let ranks = ranks_here(rt);
     let array = rt.upload(&vec![1.5f32; array_len * ranks])?;
     let staging = rt.alloc::<f32>(elems * ranks)?;
     let out = rt.alloc::<u64>(batches as usize)?;
@@ -66,6 +67,16 @@ fn half_round_trips(
     ))
 }
 
+/// Ranks on this process: two alone, one a process in a job (world rank
+/// 0 and the last one then sit on different GPUs).
+fn ranks_here(rt: &Runtime) -> usize {
+    if rt.job().is_some() {
+        1
+    } else {
+        2
+    }
+}
+
 fn main() -> Result<()> {
     dcuda::log::init();
     let o = options::Options::parse("bench_typed")?.no_sections("bench_typed")?;
@@ -83,15 +94,20 @@ fn main() -> Result<()> {
             (1, 512, "64^3 block of 512^3 f32"),
         ]
     };
-    println!(
-        "dcuda bench_typed on {} ({:?}), one GPU, {THREADS} threads per rank, {batches} batches",
-        rt.device_info().name,
-        rt.backend()
-    );
-    println!(
-        "{:<26} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
-        "shape", "bytes", "way", "median us", "p99 us", "GB/s", "/ pack"
-    );
+    let (process, gpus) = rt.job().map_or((0, 1), |j| (j.process(), j.processes()));
+    let speak = process == 0;
+    let place = if gpus > 1 { "two GPUs" } else { "one GPU" };
+    if speak {
+        println!(
+            "dcuda bench_typed on {} ({:?}), {place}, {THREADS} threads per rank, {batches} batches",
+            rt.device_info().name,
+            rt.backend()
+        );
+        println!(
+            "{:<26} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
+            "shape", "bytes", "way", "median us", "p99 us", "GB/s", "/ pack"
+        );
+    }
     let machine = Machine::new(&rt.device_info().name);
     let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record([
@@ -112,6 +128,10 @@ fn main() -> Result<()> {
         let results: Vec<Stats> = (0..3)
             .map(|mode| half_round_trips(&rt, &module, (shape, n), mode, (batches, iters)))
             .collect::<Result<_>>()?;
+        // World rank 0, on process 0, times the ping-pongs.
+        if !speak {
+            continue;
+        }
         let pack = results[1].median;
         for (mode, s) in results.iter().enumerate() {
             let gbs = bytes as f64 / (s.median * 1e3);
@@ -134,12 +154,15 @@ fn main() -> Result<()> {
             curves[mode].1.push((bytes as f64, gbs));
         }
     }
+    if !speak {
+        return Ok(());
+    }
     std::fs::create_dir_all(&o.out_dir)?;
     std::fs::write(o.out_dir.join("typed.csv"), csv.into_inner()?)?;
-    let title = "Typed put vs packing, one GPU (median)";
+    let title = format!("Typed put vs packing, {place} (median)");
     write_plot(
         &o.out_dir.join("typed.svg"),
-        (title, "bytes", "GB/s"),
+        (&title, "bytes", "GB/s"),
         true,
         &curves,
     )?;
