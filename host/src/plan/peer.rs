@@ -47,12 +47,17 @@ pub(super) fn pairs(
             }
         }
     }
-    let rows = all_gather(t, SETUP_CHANNEL, row)?;
+    Ok(mutual(&all_gather(t, SETUP_CHANNEL, row)?))
+}
+
+/// Pairs that can map each other both ways, from every process's row of
+/// "I can map process q" bytes (a short row says no for the rest).
+fn mutual(rows: &[Vec<u8>]) -> Vec<Vec<bool>> {
     let n = rows.len();
-    let can = |a: usize, b: usize| rows[a].get(b) == Some(&1);
-    Ok((0..n)
+    let can = |a: usize, b: usize| a != b && rows[a].get(b) == Some(&1);
+    (0..n)
         .map(|a| (0..n).map(|b| can(a, b) && can(b, a)).collect())
-        .collect())
+        .collect()
 }
 
 /// A process's buffer as offered to the root for one call.
@@ -190,5 +195,22 @@ impl Drop for Mapping<'_> {
         if let Some(p) = self.rt.device.peers() {
             p.ipc_close(self.base);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mutual;
+
+    #[test]
+    fn a_pair_is_a_peer_pair_only_when_both_can_map_the_other() {
+        // 0 and 1 map each other; 2 maps 0 but 0 does not map 2; 3 says
+        // nothing (a short row); nobody is its own peer.
+        let rows = vec![vec![1, 1, 0, 1], vec![1, 0, 1, 1], vec![1, 1, 1], vec![]];
+        let m = mutual(&rows);
+        assert_eq!(m[0], [false, true, false, false]);
+        assert_eq!(m[1], [true, false, true, false]);
+        assert_eq!(m[2], [false, true, false, false]);
+        assert_eq!(m[3], [false; 4]);
     }
 }
