@@ -4,14 +4,9 @@
 // after each batch of `iters` allreduces on the stream.
 //   mpirun -np 2 nccl_allreduce BATCHES ITERS BYTES... > nccl.csv
 // prints `bytes,batch,ns` (ns per allreduce) from process 0.
-#include <mpi.h>
-#include <nccl.h>
 #include <cstdlib>
 #include <vector>
-#include "common.cuh"
-
-#define NCCLCHECK(x) do { ncclResult_t r_ = (x); if (r_ != ncclSuccess) { \
-  fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, ncclGetErrorString(r_)); exit(1); } } while (0)
+#include "nccl_mpi.cuh"
 
 __global__ void stamp(unsigned long long* at) { *at = now(); }
 __global__ void fill(float* b, size_t n) {
@@ -25,11 +20,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(cudaSetDevice(rank));
   int batches = atoi(argv[1]), iters = atoi(argv[2]);
-  ncclUniqueId id;
-  if (rank == 0) NCCLCHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  ncclComm_t comm;
-  NCCLCHECK(ncclCommInitRank(&comm, size, id, rank));
+  ncclComm_t comm = nccl_over_mpi(rank, size);
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   unsigned long long* t;

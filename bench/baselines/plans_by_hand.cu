@@ -11,15 +11,10 @@
 // done, as bench_plans times the plans.
 //   mpirun -np 2 plans_by_hand REPS SCATTER_BYTES BROADCAST_BYTES > by-hand.csv
 // prints `pattern,method,bytes,rep,ms` from process 0.
-#include <mpi.h>
-#include <nccl.h>
 #include <chrono>
 #include <cstring>
 #include <vector>
-#include "common.cuh"
-
-#define NCCLCHECK(x) do { ncclResult_t r_ = (x); if (r_ != ncclSuccess) { \
-  fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, ncclGetErrorString(r_)); exit(1); } } while (0)
+#include "nccl_mpi.cuh"
 
 static double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -55,11 +50,7 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaSetDevice(0));
   }
-  ncclUniqueId id;
-  if (rank == 0) NCCLCHECK(ncclGetUniqueId(&id));
-  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-  ncclComm_t comm;
-  NCCLCHECK(ncclCommInitRank(&comm, size, id, rank));
+  ncclComm_t comm = nccl_over_mpi(rank, size);
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
 
