@@ -48,6 +48,13 @@ pub const EMULATOR_RANKS: Variable = Variable {
     default: "64",
     meaning: "ranks the emulator runs at once, one OS thread each",
 };
+/// `DCUDA_EMULATOR_IPC`.
+pub const EMULATOR_IPC: Variable = Variable {
+    name: "DCUDA_EMULATOR_IPC",
+    accepts: "1, on, yes, true; or 0, off, no, false",
+    default: "0",
+    meaning: "1 makes emulator processes of one host map each other's memory (shared memory files) as CUDA IPC maps a node's GPUs, so traffic between them takes the direct route; 0 sends it through the transport (Linux)",
+};
 /// `DCUDA_WATCHDOG_SECS`.
 pub const WATCHDOG_SECS: Variable = Variable {
     name: "DCUDA_WATCHDOG_SECS",
@@ -120,6 +127,7 @@ pub const VARIABLES: &[Variable] = &[
     DEVICE,
     EMULATOR_THREADS,
     EMULATOR_RANKS,
+    EMULATOR_IPC,
     WATCHDOG_SECS,
     TRANSPORT,
     PEER_ACCESS,

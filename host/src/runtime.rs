@@ -124,8 +124,14 @@ impl RuntimeBuilder {
                 .unwrap_or(EmuDevice::DEFAULT_RANKS)
                 .max(1),
         };
-        let emulator =
-            || -> Arc<dyn Device> { Arc::new(EmuDevice::new(emulator_threads, emulator_ranks)) };
+        let emulator_ipc = crate::config::EMULATOR_IPC.switch()?.unwrap_or(false);
+        let emulator = || -> Arc<dyn Device> {
+            Arc::new(EmuDevice::new(
+                emulator_threads,
+                emulator_ranks,
+                emulator_ipc,
+            ))
+        };
         let (device, why): (Arc<dyn Device>, String) = match choice {
             BackendChoice::Gpu => (Arc::new(GpuDevice::open(ordinal)?), String::new()),
             BackendChoice::Emulator => (emulator(), String::new()),

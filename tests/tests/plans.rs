@@ -1,6 +1,7 @@
 //! Host-side transfer plans: every pattern and split against a host
-//! reference under `mpirun -np 1` to `-np 3` (and as separate nodes), and
-//! the errors of bad plans and bad calls in one process.
+//! reference under `mpirun -np 1` to `-np 3` (staged, as separate nodes,
+//! and by peer copies between processes that map each other's memory),
+//! and the errors of bad plans and bad calls in one process.
 
 mod common;
 
@@ -33,6 +34,23 @@ fn every_pattern_on_one_two_and_three_processes() {
             procs < 2 || (text.contains("transport MPI, ") && text.contains(path)),
             "{text}"
         );
+    }
+}
+
+/// Emulator processes that map each other's memory (`DCUDA_EMULATOR_IPC`,
+/// as a node's GPUs through CUDA IPC): the root's peer copies.
+#[test]
+fn every_pattern_by_peer_copies() {
+    for procs in [2, 3] {
+        let text = plan_checks(procs, &[("DCUDA_EMULATOR_IPC", "1")]);
+        assert!(
+            text.contains("the root writes every process's copy through peer copies"),
+            "{text}"
+        );
+        for q in 1..procs {
+            let peer = format!("process 0 -> process {q}: 4000 bytes, peer copies:");
+            assert!(text.contains(&peer), "no `{peer}`:\n{text}");
+        }
     }
 }
 

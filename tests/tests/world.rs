@@ -1,7 +1,8 @@
 //! The runtime across processes: `mpirun -np 1` to `-np 4` of the
-//! `world_checks` program on the emulator (every
-//! route but the direct GPU one, which the GPU run covers). Needs `mpirun`
-//! (OpenMPI) on the PATH; `.ci/run` installs it.
+//! `world_checks` program on the emulator, over the host route, as
+//! separate nodes, and over the direct route between processes that map
+//! each other's memory (`DCUDA_EMULATOR_IPC=1`, as a node's GPUs through
+//! CUDA IPC). Needs `mpirun` (OpenMPI) on the PATH; `.ci/run` installs it.
 
 mod common;
 
@@ -72,6 +73,48 @@ fn three_processes_as_three_nodes() {
 #[test]
 fn three_processes_with_the_leaders_barrier() {
     world_checks_with(3, &[("DCUDA_WORLD_BARRIER", "leaders")]);
+}
+
+/// Emulator processes mapping each other's memory: the direct route
+/// between every pair (windows, notifications, collectives' leaders), as
+/// between the GPUs of a node; the setup's debug line names the routes.
+fn world_checks_direct(procs: u32) {
+    let env = [("DCUDA_EMULATOR_IPC", "1"), ("DCUDA_LOG", "debug")];
+    let (ok, text) = mpirun_outcome(procs, env!("CARGO_BIN_EXE_world_checks"), &[], &env);
+    assert!(
+        ok,
+        "mpirun -np {procs} world_checks {env:?} failed:\n{text}"
+    );
+    for p in 0..procs {
+        let others: Vec<u32> = (0..procs).filter(|&q| q != p).collect();
+        let direct = format!("process {p}: the direct route to processes {others:?}");
+        assert!(text.contains(&direct), "no `{direct}`:\n{text}");
+        assert!(
+            text.contains(&format!("world_checks: process {p} of {procs} ok")),
+            "process {p} did not pass over the direct route:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn two_processes_over_the_direct_route() {
+    world_checks_direct(2);
+}
+
+#[test]
+fn four_processes_over_the_direct_route() {
+    world_checks_direct(4);
+}
+
+#[test]
+fn a_failing_process_over_the_direct_route_stops_the_job() {
+    let env = [("DCUDA_EMULATOR_IPC", "1")];
+    let (ok, text) = mpirun_outcome(2, env!("CARGO_BIN_EXE_world_checks"), &["abort"], &env);
+    assert!(!ok, "a failed job must exit non-zero:\n{text}");
+    assert!(
+        text.contains("process 1 reports process 0's failure"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! alone and under `mpirun -np 2` (on the emulator unless a GPU is there),
 //! each checked against the CPU reference (bitwise for the grid).
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
 
 /// Odd sizes: the rows do not divide evenly among the ranks.
 const GRID: [&str; 8] = [
@@ -87,4 +87,11 @@ fn too_many_ranks_is_an_error() {
         8,
     );
     assert!(text.contains("5 ranks for 4 interior rows"), "{text}");
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the halos and the norm over the direct route.
+#[test]
+fn jacobi_over_the_direct_route() {
+    run_checked_direct(2, env!("CARGO_BIN_EXE_jacobi"), &GRID);
 }

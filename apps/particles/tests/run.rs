@@ -4,7 +4,7 @@
 //! count and every id exactly, every particle's final state and the
 //! energies to stated tolerances), and the errors a user can cause.
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
 
 /// 2000 particles in a box of side 31.6: slabs of 2.6 to 31.6.
 const SMALL: [&str; 8] = [
@@ -88,4 +88,11 @@ fn errors_name_what_to_change() {
     );
     let text = run_failing(exe, &["--slack", "0.5"], 4);
     assert!(text.contains("--slack must be at least 1"), "{text}");
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the messages and halos over the direct route.
+#[test]
+fn particles_move_over_the_direct_route() {
+    run_checked_direct(2, env!("CARGO_BIN_EXE_particles"), &SMALL);
 }

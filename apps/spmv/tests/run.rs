@@ -3,7 +3,7 @@
 //! unless a GPU is there), each checked against the CPU reference (plain
 //! products bitwise, power iteration to 1e-9).
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
 
 /// A 23 × 23 Poisson grid (529 rows): no rank count here divides it.
 const POISSON: [&str; 6] = ["--size", "23", "--iters", "9", "--threads", "32"];
@@ -92,4 +92,11 @@ fn bad_options_are_refused() {
         16,
     );
     assert!(text.contains("16 ranks for 9 rows"), "{text}");
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the vector entries over the direct route.
+#[test]
+fn products_over_the_direct_route() {
+    run_checked_direct(2, env!("CARGO_BIN_EXE_spmv"), &RANDOM);
 }

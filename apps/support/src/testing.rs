@@ -8,6 +8,17 @@ use std::process::Command;
 /// the emulator at `emulator_ranks` ranks of 256 threads a process; panics
 /// with the output unless it succeeded. Returns standard output and error.
 pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32) -> String {
+    run_with(procs, program, args, emulator_ranks, &[])
+}
+
+/// [`run`] with `env` set in every process.
+fn run_with(
+    procs: Option<u32>,
+    program: &str,
+    args: &[&str],
+    emulator_ranks: u32,
+    env: &[(&str, &str)],
+) -> String {
     let mut cmd = match procs {
         None => Command::new(program),
         Some(n) => {
@@ -28,6 +39,7 @@ pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32
         .args(args)
         .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
         .env("DCUDA_EMULATOR_THREADS", "256")
+        .envs(env.iter().copied())
         .output()
         .expect("cannot start the program (mpirun needs OpenMPI's openmpi-bin)");
     let text = format!(
@@ -47,6 +59,20 @@ pub fn run_checked(procs: Option<u32>, program: &str, args: &[&str]) -> String {
     assert!(
         text.contains(", correct"),
         "{program} {args:?} did not check:\n{text}"
+    );
+    text
+}
+
+/// [`run_checked`] under `mpirun -np procs` with the emulator's processes
+/// mapping each other's memory (`DCUDA_EMULATOR_IPC=1`): the direct route
+/// between processes, as between the GPUs of a node.
+pub fn run_checked_direct(procs: u32, program: &str, args: &[&str]) -> String {
+    let with_check: Vec<&str> = args.iter().copied().chain(["--check"]).collect();
+    let env = [("DCUDA_EMULATOR_IPC", "1"), ("DCUDA_LOG", "debug")];
+    let text = run_with(Some(procs), program, &with_check, 4, &env);
+    assert!(
+        text.contains(", correct") && text.contains("process 0: the direct route to processes [1"),
+        "{program} {args:?} did not check over the direct route:\n{text}"
     );
     text
 }

@@ -230,7 +230,7 @@ impl std::fmt::Display for Route {
         f.write_str(match self {
             Route::Local => "device copies in the process",
             Route::Peer => {
-                "peer copies: the root maps the other GPU's buffer (CUDA IPC) and copies straight between it and the host array (staged if the buffer is mapped host memory)"
+                "peer copies: the root maps the other process's device buffer (CUDA IPC; shared memory on the emulator) and copies straight between it and the host array (staged if the buffer is mapped host memory)"
             }
             Route::StagedOnNode => {
                 "staged through host memory over the transport in pieces (same node, no peer copies)"

@@ -162,6 +162,12 @@ impl World {
                 routes[p] = Route::Direct;
             }
         }
+        let direct: Vec<usize> = (0..routes.len())
+            .filter(|&p| routes[p] == Route::Direct)
+            .collect();
+        tracing::debug!(
+            "process {me}: the direct route to processes {direct:?}, the host route to the others"
+        );
         self.routes = Mutex::new(routes);
         Ok(self)
     }

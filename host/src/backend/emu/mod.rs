@@ -8,6 +8,8 @@
 //! co-resident later; a cooperative launch runs all blocks at once and is
 //! rejected if they do not fit, as on a GPU.
 
+mod ipc;
+
 use super::{Body, Device, LoadedModule, PeerAccess, Running, Shape, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -31,6 +33,9 @@ const THREAD_STACK: usize = 256 * 1024;
 pub(crate) struct EmuDevice {
     max_threads: usize,
     max_ranks: usize,
+    /// Allocations other emulator processes of the host can map
+    /// (`DCUDA_EMULATOR_IPC`, [`ipc`]).
+    ipc: bool,
 }
 
 /// An aborted run ends its emulated threads by unwinding with [`Aborted`]:
@@ -53,11 +58,12 @@ impl EmuDevice {
     /// The default number of ranks a rank kernel gets, each an OS thread.
     pub const DEFAULT_RANKS: usize = 64;
 
-    pub fn new(max_threads: usize, max_ranks: usize) -> Self {
+    pub fn new(max_threads: usize, max_ranks: usize, ipc: bool) -> Self {
         quiet_aborts();
         EmuDevice {
             max_threads,
             max_ranks,
+            ipc,
         }
     }
 
@@ -97,6 +103,9 @@ impl Device for EmuDevice {
     }
 
     fn alloc(&self, bytes: usize) -> Result<u64> {
+        if self.ipc {
+            return ipc::alloc(bytes);
+        }
         let layout = Self::layout(bytes, "alloc")?;
         // SAFETY: non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
@@ -111,6 +120,9 @@ impl Device for EmuDevice {
     }
 
     fn free(&self, addr: u64, bytes: usize) {
+        if self.ipc && ipc::free(addr) {
+            return;
+        }
         if let Ok(layout) = Self::layout(bytes, "free") {
             // SAFETY: allocated by `alloc` with this layout.
             unsafe { std::alloc::dealloc(addr as usize as *mut u8, layout) }
@@ -167,11 +179,35 @@ impl Device for EmuDevice {
     }
 
     fn peers(&self) -> Option<&dyn PeerAccess> {
-        None
+        self.ipc.then_some(self as &dyn PeerAccess)
     }
 
     fn stream(&self) -> Result<Box<dyn StreamQueue>> {
         Ok(Box::new(EmuStream(*self)))
+    }
+}
+
+/// Emulator processes of one host map each other's allocations (with
+/// `DCUDA_EMULATOR_IPC=1`) as CUDA IPC maps a node's GPUs.
+impl PeerAccess for EmuDevice {
+    fn pci_bus_id(&self) -> Result<String> {
+        Ok(ipc::bus_id())
+    }
+
+    fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool> {
+        Ok(pci_bus_id.starts_with("emulator:") && pci_bus_id != ipc::bus_id())
+    }
+
+    fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)> {
+        ipc::export(addr)
+    }
+
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
+        ipc::open(handle)
+    }
+
+    fn ipc_close(&self, addr: u64) {
+        ipc::close(addr)
     }
 }
 
