@@ -234,6 +234,9 @@ fi
 if want typed; then
   mkdir -p "$res/bench/typed"
   step "bench_typed -np 2" mpi 2 bench/bench_typed --out "$res/bench/typed"
+  # Through the host route (each process a node): packed on the device
+  # into the staging area in pieces, against packing by hand.
+  step "bench_typed -np 2 as two nodes" env DCUDA_NODE=process mpi 2 bench/bench_typed --out "$res/bench/typed-two-nodes"
   ready
   [ -x /tmp/nvshmem_typed ] && step "nvshmem typed baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 20 > $res/bench/typed/typed-nvshmem.csv"
 fi
