@@ -97,127 +97,127 @@ ready() {
 
 # 1. Correctness across two GPUs.
 if want checks; then
-step "world_checks -np 2" mpi 2 examples/world_checks
-step "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/world_checks
-[ "$gpus" -ge 4 ] && step "world_checks -np 4" mpi 4 examples/world_checks
-for v in jacobi jacobi_mpi "jacobi_mpi --overlap"; do
-  step "check $v -np 2" mpi 2 examples/$v --size 1026 --iters 100 --check
-done
-for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
-  step "check $v -np 2" mpi 2 examples/$v --nx 67 --ny 300 --nz 5 --iters 20 --check
-done
-for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
-  step "check $v -np 2 procs-x 2" mpi 2 examples/$v --nx 301 --ny 203 --iters 50 --procs-x 2 --check
-done
-for v in particles particles_mpi "particles_mpi --overlap"; do
-  step "check $v -np 2" mpi 2 examples/$v --size 40000 --iters 40 --check
-done
-for v in spmv spmv_mpi "spmv_mpi --overlap"; do
-  step "check $v -np 2" mpi 2 examples/$v --size 300 --iters 20 --check
-  step "check $v -np 2 random power" mpi 2 examples/$v --matrix random --size 100003 --power --tol 1e-6 --iters 300 --check
-done
-for v in pi pi_mpi; do
-  step "check $v -np 2" mpi 2 examples/$v --size 1000003 --iters 3 --check
-done
-step "distributed_sum -np 2" mpi 2 examples/distributed_sum
-step "plan_checks -np 2" mpi 2 examples/plan_checks
-step "plan_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/plan_checks
-step "check jacobi -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/jacobi --size 1026 --iters 100 --check
-step "check spmv -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/spmv --size 300 --iters 20 --check
+  step "world_checks -np 2" mpi 2 examples/world_checks
+  step "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/world_checks
+  [ "$gpus" -ge 4 ] && step "world_checks -np 4" mpi 4 examples/world_checks
+  for v in jacobi jacobi_mpi "jacobi_mpi --overlap"; do
+    step "check $v -np 2" mpi 2 examples/$v --size 1026 --iters 100 --check
+  done
+  for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
+    step "check $v -np 2" mpi 2 examples/$v --nx 67 --ny 300 --nz 5 --iters 20 --check
+  done
+  for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+    step "check $v -np 2 procs-x 2" mpi 2 examples/$v --nx 301 --ny 203 --iters 50 --procs-x 2 --check
+  done
+  for v in particles particles_mpi "particles_mpi --overlap"; do
+    step "check $v -np 2" mpi 2 examples/$v --size 40000 --iters 40 --check
+  done
+  for v in spmv spmv_mpi "spmv_mpi --overlap"; do
+    step "check $v -np 2" mpi 2 examples/$v --size 300 --iters 20 --check
+    step "check $v -np 2 random power" mpi 2 examples/$v --matrix random --size 100003 --power --tol 1e-6 --iters 300 --check
+  done
+  for v in pi pi_mpi; do
+    step "check $v -np 2" mpi 2 examples/$v --size 1000003 --iters 3 --check
+  done
+  step "distributed_sum -np 2" mpi 2 examples/distributed_sum
+  step "plan_checks -np 2" mpi 2 examples/plan_checks
+  step "plan_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/plan_checks
+  step "check jacobi -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/jacobi --size 1026 --iters 100 --check
+  step "check spmv -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/spmv --size 300 --iters 20 --check
 fi
 
 # 2. Jacobi: strong scaling at 4096² and 16384², 1000 iterations, on 1,
 # 2 and (where there are four) 4 GPUs.
 if want jacobi; then
-ready
-csv=$res/apps/jacobi.csv
-counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"
-for size in 4096 16384; do
-  for rep in $(seq "$REPS"); do
-    for n in $counts; do
-      row "$csv" "jacobi $size np $n" mpi $n examples/jacobi --size $size --no-check
-      row "$csv" "jacobi_mpi $size np $n" mpi $n examples/jacobi_mpi --size $size --no-check
-      row "$csv" "jacobi_mpi --overlap $size np $n" mpi $n examples/jacobi_mpi --overlap --size $size --no-check
+  ready
+  csv=$res/apps/jacobi.csv
+  counts="1 2"; [ "$gpus" -ge 4 ] && counts="1 2 4"
+  for size in 4096 16384; do
+    for rep in $(seq "$REPS"); do
+      for n in $counts; do
+        row "$csv" "jacobi $size np $n" mpi $n examples/jacobi --size $size --no-check
+        row "$csv" "jacobi_mpi $size np $n" mpi $n examples/jacobi_mpi --size $size --no-check
+        row "$csv" "jacobi_mpi --overlap $size np $n" mpi $n examples/jacobi_mpi --overlap --size $size --no-check
+      done
+      [ -x /tmp/jacobi_single ] && row "$csv" "jacobi_single $size" /tmp/jacobi_single --size $size
     done
-    [ -x /tmp/jacobi_single ] && row "$csv" "jacobi_single $size" /tmp/jacobi_single --size $size
   done
-done
 fi
 
 # 3. A traced two-GPU Jacobi: a timeline of 20 iterations, and 1000
 # iterations for the breakdown beside an untraced run.
 if want trace; then
-step "traced jacobi -np 2, 20 iterations" env DCUDA_TRACE="$res/trace/jacobi2.json" mpi 2 examples/jacobi --size 4096 --iters 20 --no-check
-for rep in 1 2; do
-  row "$csv" "jacobi 4096 np 2 traced" env DCUDA_TRACE=/tmp/jacobi2-1000.json DCUDA_TRACE_SPANS=8192 mpi 2 examples/jacobi --size 4096 --no-check
-  sed -i '$ s/^jacobi,/jacobi (traced),/' "$csv"
-  row "$csv" "jacobi 4096 np 2 (beside traced)" mpi 2 examples/jacobi --size 4096 --no-check
-done
-cp /tmp/jacobi2-1000.txt /tmp/jacobi2-1000.breakdown.svg "$res/trace/" 2>/dev/null
+  step "traced jacobi -np 2, 20 iterations" env DCUDA_TRACE="$res/trace/jacobi2.json" mpi 2 examples/jacobi --size 4096 --iters 20 --no-check
+  for rep in 1 2; do
+    row "$csv" "jacobi 4096 np 2 traced" env DCUDA_TRACE=/tmp/jacobi2-1000.json DCUDA_TRACE_SPANS=8192 mpi 2 examples/jacobi --size 4096 --no-check
+    sed -i '$ s/^jacobi,/jacobi (traced),/' "$csv"
+    row "$csv" "jacobi 4096 np 2 (beside traced)" mpi 2 examples/jacobi --size 4096 --no-check
+  done
+  cp /tmp/jacobi2-1000.txt /tmp/jacobi2-1000.breakdown.svg "$res/trace/" 2>/dev/null
 fi
 
 # 4. World collectives over every rank of both GPUs: against NVSHMEM in one
 # kernel (8 B) and NCCL (large); messages between the GPUs.
 if want collectives; then
-ready
-step "bench_world_collectives" mpi 2 bench/bench_world_collectives --out "$res/bench"
-max=$(grep -o "max ranks per GPU: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
-[ -x /tmp/nvshmem_collectives ] && step "nvshmem collectives baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_collectives 100 200 1 8 32 132 ${max:-1320} > $res/bench/world-collectives-nvshmem.csv"
-step "world collectives table" bench/bench_world_collectives --join "$res/bench"
-step "bench_world_allreduce" mpi 2 bench/bench_world_allreduce --out "$res/bench"
-sizes=$(grep -o "baseline sizes: .*" "$log" | tail -1 | cut -d: -f2)
-[ -x /tmp/nccl_allreduce ] && step "nccl allreduce baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nccl_allreduce 20 5 $sizes > $res/bench/allreduce-nccl.csv"
-step "allreduce table" bench/bench_world_allreduce --join "$res/bench"
-step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
+  ready
+  step "bench_world_collectives" mpi 2 bench/bench_world_collectives --out "$res/bench"
+  max=$(grep -o "max ranks per GPU: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
+  [ -x /tmp/nvshmem_collectives ] && step "nvshmem collectives baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_collectives 100 200 1 8 32 132 ${max:-1320} > $res/bench/world-collectives-nvshmem.csv"
+  step "world collectives table" bench/bench_world_collectives --join "$res/bench"
+  step "bench_world_allreduce" mpi 2 bench/bench_world_allreduce --out "$res/bench"
+  sizes=$(grep -o "baseline sizes: .*" "$log" | tail -1 | cut -d: -f2)
+  [ -x /tmp/nccl_allreduce ] && step "nccl allreduce baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nccl_allreduce 20 5 $sizes > $res/bench/allreduce-nccl.csv"
+  step "allreduce table" bench/bench_world_allreduce --join "$res/bench"
+  step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
 fi
 
 # 5. The other applications on 1 and 2 GPUs: strong scaling (same grid)
 # and weak scaling (the split dimension doubled).
 if want apps; then
-REPS2=${REPS2:-2}
-csv=$res/apps/hdiff.csv
-for rep in $(seq "$REPS2"); do
-  for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32"; do
-    read -r n nx ny nz <<< "$cfg"
-    for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
-      row "$csv" "$v $nx×$ny×$nz np $n" mpi $n examples/$v --nx $nx --ny $ny --nz $nz --no-check
+  REPS2=${REPS2:-2}
+  csv=$res/apps/hdiff.csv
+  for rep in $(seq "$REPS2"); do
+    for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32"; do
+      read -r n nx ny nz <<< "$cfg"
+      for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
+        row "$csv" "$v $nx×$ny×$nz np $n" mpi $n examples/$v --nx $nx --ny $ny --nz $nz --no-check
+      done
     done
   done
-done
-csv=$res/apps/aliev_panfilov.csv
-for rep in $(seq "$REPS2"); do
-  for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192"; do
-    read -r n nx ny <<< "$cfg"
-    for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
-      row "$csv" "$v $nx×$ny np $n" mpi $n examples/$v --nx $nx --ny $ny --procs-x 1 --no-check
+  csv=$res/apps/aliev_panfilov.csv
+  for rep in $(seq "$REPS2"); do
+    for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192"; do
+      read -r n nx ny <<< "$cfg"
+      for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+        row "$csv" "$v $nx×$ny np $n" mpi $n examples/$v --nx $nx --ny $ny --procs-x 1 --no-check
+      done
     done
   done
-done
-csv=$res/apps/particles.csv
-for rep in $(seq "$REPS2"); do
-  for cfg in "1 1048576" "2 1048576" "2 2097152"; do
-    read -r n size <<< "$cfg"
-    for v in particles particles_mpi "particles_mpi --overlap"; do
-      row "$csv" "$v $size np $n" mpi $n examples/$v --size $size --no-check
+  csv=$res/apps/particles.csv
+  for rep in $(seq "$REPS2"); do
+    for cfg in "1 1048576" "2 1048576" "2 2097152"; do
+      read -r n size <<< "$cfg"
+      for v in particles particles_mpi "particles_mpi --overlap"; do
+        row "$csv" "$v $size np $n" mpi $n examples/$v --size $size --no-check
+      done
     done
   done
-done
-csv=$res/apps/spmv.csv
-for rep in $(seq "$REPS2"); do
-  for cfg in "1 --size 2048" "2 --size 2048" "1 --matrix random" "2 --matrix random"; do
-    read -r n problem <<< "$cfg"
-    for v in spmv spmv_mpi "spmv_mpi --overlap"; do
-      # shellcheck disable=SC2086
-      row "$csv" "$v $problem np $n" mpi $n examples/$v $problem --no-check
+  csv=$res/apps/spmv.csv
+  for rep in $(seq "$REPS2"); do
+    for cfg in "1 --size 2048" "2 --size 2048" "1 --matrix random" "2 --matrix random"; do
+      read -r n problem <<< "$cfg"
+      for v in spmv spmv_mpi "spmv_mpi --overlap"; do
+        # shellcheck disable=SC2086
+        row "$csv" "$v $problem np $n" mpi $n examples/$v $problem --no-check
+      done
     done
   done
-done
-csv=$res/apps/pi.csv
-for rep in $(seq "$REPS2"); do
-  for n in 1 2; do
-    for v in pi pi_mpi; do row "$csv" "$v np $n" mpi $n examples/$v; done
+  csv=$res/apps/pi.csv
+  for rep in $(seq "$REPS2"); do
+    for n in 1 2; do
+      for v in pi pi_mpi; do row "$csv" "$v np $n" mpi $n examples/$v; done
+    done
   done
-done
 fi
 
 # 6. The plans between two GPUs: checked (peer copies where the GPUs map
