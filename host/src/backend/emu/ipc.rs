@@ -9,6 +9,8 @@
 //! A handle is the exporting process's id, the file's descriptor there and
 //! the allocation's length. Linux only.
 
+use super::EmuDevice;
+use crate::backend::PeerAccess;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -144,6 +146,30 @@ pub(super) fn close(base: u64) {
 /// This process's emulated device, as a bus id its peers compare.
 pub(super) fn bus_id() -> String {
     format!("emulator:{}", std::process::id())
+}
+
+/// Emulator processes of one host map each other's allocations (with
+/// `DCUDA_EMULATOR_IPC=1`) as CUDA IPC maps a node's GPUs.
+impl PeerAccess for EmuDevice {
+    fn pci_bus_id(&self) -> Result<String> {
+        Ok(bus_id())
+    }
+
+    fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool> {
+        Ok(pci_bus_id.starts_with("emulator:") && pci_bus_id != bus_id())
+    }
+
+    fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)> {
+        export(addr)
+    }
+
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
+        open(handle)
+    }
+
+    fn ipc_close(&self, addr: u64) {
+        close(addr)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

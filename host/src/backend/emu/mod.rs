@@ -187,30 +187,6 @@ impl Device for EmuDevice {
     }
 }
 
-/// Emulator processes of one host map each other's allocations (with
-/// `DCUDA_EMULATOR_IPC=1`) as CUDA IPC maps a node's GPUs.
-impl PeerAccess for EmuDevice {
-    fn pci_bus_id(&self) -> Result<String> {
-        Ok(ipc::bus_id())
-    }
-
-    fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool> {
-        Ok(pci_bus_id.starts_with("emulator:") && pci_bus_id != ipc::bus_id())
-    }
-
-    fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)> {
-        ipc::export(addr)
-    }
-
-    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
-        ipc::open(handle)
-    }
-
-    fn ipc_close(&self, addr: u64) {
-        ipc::close(addr)
-    }
-}
-
 /// A stream in the emulator: each launch and copy runs as it is queued,
 /// one of the orders a stream allows.
 struct EmuStream(EmuDevice);
