@@ -3,7 +3,9 @@
 //! columns (on the emulator unless a GPU is there), each checked bitwise
 //! against the CPU reference.
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// Odd sizes: no split is even.
 const GRID: [&str; 8] = [
@@ -81,4 +83,18 @@ fn bad_decompositions_are_errors() {
         text.contains("--procs-x 2 does not divide 1 processes"),
         "{text}"
     );
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn aliev_panfilov_as_two_nodes() {
+    run_checked_as_nodes(2, DCUDA, &with(&["--procs-x", "2"]));
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the halos and collectives over the direct route.
+#[test]
+fn aliev_panfilov_over_the_direct_route() {
+    run_checked_direct(2, DCUDA, &with(&["--procs-x", "2"]));
 }

@@ -2,7 +2,9 @@
 //! alone and under `mpirun -np 2` (on the emulator unless a GPU is there),
 //! each checked bitwise against the CPU reference.
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// Odd sizes: the rows do not divide evenly among the ranks.
 const GRID: [&str; 10] = [
@@ -91,4 +93,18 @@ fn too_many_ranks_is_an_error() {
         8,
     );
     assert!(text.contains("5 ranks for 4 rows"), "{text}");
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn hdiff_as_two_nodes() {
+    run_checked_as_nodes(2, env!("CARGO_BIN_EXE_hdiff"), &GRID);
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the halos and collectives over the direct route.
+#[test]
+fn hdiff_over_the_direct_route() {
+    run_checked_direct(2, env!("CARGO_BIN_EXE_hdiff"), &GRID);
 }

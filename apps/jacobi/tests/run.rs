@@ -2,7 +2,9 @@
 //! alone and under `mpirun -np 2` (on the emulator unless a GPU is there),
 //! each checked against the CPU reference (bitwise for the grid).
 
-use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// Odd sizes: the rows do not divide evenly among the ranks.
 const GRID: [&str; 8] = [
@@ -94,4 +96,11 @@ fn too_many_ranks_is_an_error() {
 #[test]
 fn jacobi_over_the_direct_route() {
     run_checked_direct(2, env!("CARGO_BIN_EXE_jacobi"), &GRID);
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn jacobi_as_two_nodes() {
+    run_checked_as_nodes(2, env!("CARGO_BIN_EXE_jacobi"), &GRID);
 }

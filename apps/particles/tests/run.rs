@@ -4,7 +4,9 @@
 //! count and every id exactly, every particle's final state and the
 //! energies to stated tolerances), and the errors a user can cause.
 
-use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// 2000 particles in a box of side 31.6: slabs of 2.6 to 31.6.
 const SMALL: [&str; 8] = [
@@ -95,4 +97,11 @@ fn errors_name_what_to_change() {
 #[test]
 fn particles_move_over_the_direct_route() {
     run_checked_direct(2, env!("CARGO_BIN_EXE_particles"), &SMALL);
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn particles_as_two_nodes() {
+    run_checked_as_nodes(2, env!("CARGO_BIN_EXE_particles"), &SMALL);
 }

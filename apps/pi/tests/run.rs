@@ -2,7 +2,9 @@
 //! alone and under `mpirun -np 2` and `-np 3` (on the emulator unless a GPU
 //! is there), each checking π against its error bound.
 
-use app_support::testing::{run_checked as run, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// An interval count that no rank count here divides.
 const SMALL: [&str; 6] = ["--size", "100003", "--iters", "2", "--threads", "32"];
@@ -35,4 +37,18 @@ fn baseline_alone_and_across_processes() {
 fn bad_options_are_refused() {
     let text = run_failing(env!("CARGO_BIN_EXE_pi"), &["--size", "0"], 4);
     assert!(text.contains("pi: --size must be at least 1"), "{text}");
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn pi_as_two_nodes() {
+    run_checked_as_nodes(2, env!("CARGO_BIN_EXE_pi"), &SMALL);
+}
+
+/// Between processes that map each other's memory (the emulator's IPC, as
+/// a node's GPUs): the halos and collectives over the direct route.
+#[test]
+fn pi_over_the_direct_route() {
+    run_checked_direct(2, env!("CARGO_BIN_EXE_pi"), &SMALL);
 }

@@ -3,7 +3,9 @@
 //! unless a GPU is there), each checked against the CPU reference (plain
 //! products bitwise, power iteration to 1e-9).
 
-use app_support::testing::{run_checked as run, run_checked_direct, run_failing};
+use app_support::testing::{
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+};
 
 /// A 23 × 23 Poisson grid (529 rows): no rank count here divides it.
 const POISSON: [&str; 6] = ["--size", "23", "--iters", "9", "--threads", "32"];
@@ -99,4 +101,11 @@ fn bad_options_are_refused() {
 #[test]
 fn products_over_the_direct_route() {
     run_checked_direct(2, env!("CARGO_BIN_EXE_spmv"), &RANDOM);
+}
+
+/// Each process a node of its own (`DCUDA_NODE=process`): every byte
+/// between the processes through the transport, as between machines.
+#[test]
+fn spmv_as_two_nodes() {
+    run_checked_as_nodes(2, env!("CARGO_BIN_EXE_spmv"), &RANDOM);
 }

@@ -77,6 +77,21 @@ pub fn run_checked_direct(procs: u32, program: &str, args: &[&str]) -> String {
     text
 }
 
+/// [`run_checked`] under `mpirun -np procs` with every process a node of
+/// its own (`DCUDA_NODE=process`): every byte between the processes over
+/// the transport, as between machines.
+pub fn run_checked_as_nodes(procs: u32, program: &str, args: &[&str]) -> String {
+    let with_check: Vec<&str> = args.iter().copied().chain(["--check"]).collect();
+    let env = [("DCUDA_NODE", "process")];
+    let text = run_with(Some(procs), program, &with_check, 4, &env);
+    let last = format!("(node {} of {procs};", procs - 1);
+    assert!(
+        text.contains(", correct") && text.contains(&last),
+        "{program} {args:?} did not check as {procs} nodes:\n{text}"
+    );
+    text
+}
+
 /// Runs `program args` alone and returns its standard error, asserting
 /// that it failed.
 pub fn run_failing(program: &str, args: &[&str], emulator_ranks: u32) -> String {
