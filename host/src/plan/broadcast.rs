@@ -115,30 +115,31 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         for &q in &chain[1..] {
             offers.push((q, peer::take(&self.at, q, id)?));
         }
-        let rt = parts.base().1;
         // A process whose buffer is mapped host memory offers none: then
         // the chain serves everyone, as documented.
-        let all_offered = offers.iter().all(|(_, o)| o.is_some());
-        let copied = offers.iter().try_for_each(|(q, offer)| match offer {
-            Some(o) if all_offered => Mapping::open(rt, o, *q)
-                .and_then(|m| m.write::<T>(self.part.start(0), as_bytes(host))),
-            _ => Err(Error::InvalidArgument {
-                call: "BroadcastPlan::broadcast",
-                reason: format!("process {q} offered no device buffer"),
-            }),
-        });
-        if let (Err(e), true) = (&copied, all_offered) {
-            tracing::warn!(
-                "process {}: a broadcast's peer copies failed ({e}); it goes down the chain of processes",
-                self.root
-            );
-        }
+        let copied = if offers.iter().all(|(_, o)| o.is_some()) {
+            let rt = parts.base().1;
+            let copied = offers.iter().try_for_each(|(q, offer)| match offer {
+                Some(o) => Mapping::open(rt, o, *q)
+                    .and_then(|m| m.write::<T>(self.part.start(0), as_bytes(host))),
+                None => Ok(()),
+            });
+            if let Err(e) = &copied {
+                tracing::warn!(
+                    "process {}: a broadcast's peer copies failed ({e}); it goes down the chain of processes",
+                    self.root
+                );
+            }
+            copied.is_ok()
+        } else {
+            false
+        };
         for (q, offer) in &offers {
             if offer.is_some() {
-                peer::answer(&self.at, *q, id, copied.is_ok())?;
+                peer::answer(&self.at, *q, id, copied)?;
             }
         }
-        Ok(copied.is_ok())
+        Ok(copied)
     }
 
     /// Collective: copies `host` (read on the root only; others may pass

@@ -72,17 +72,16 @@ pub(super) fn alloc(bytes: usize) -> Result<u64> {
     Ok(base)
 }
 
-/// Frees what [`alloc`] returned; false if `addr` is none of its.
-pub(super) fn free(addr: u64) -> bool {
+/// Frees what [`alloc`] returned (nothing for any other address).
+pub(super) fn free(addr: u64) {
     let Some((fd, len)) = lock(&EXPORTABLE).remove(&addr) else {
-        return false;
+        return;
     };
     // SAFETY: the mapping and descriptor made by `alloc`, released once.
     unsafe {
         libc::munmap(addr as usize as *mut libc::c_void, len);
         libc::close(fd);
     }
-    true
 }
 
 /// The handle of the allocation holding `addr`, and `addr`'s offset in it.

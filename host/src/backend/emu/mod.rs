@@ -120,7 +120,10 @@ impl Device for EmuDevice {
     }
 
     fn free(&self, addr: u64, bytes: usize) {
-        if self.ipc && ipc::free(addr) {
+        if self.ipc {
+            // Every allocation came from `ipc::alloc`: never hand one to
+            // the global allocator.
+            ipc::free(addr);
             return;
         }
         if let Ok(layout) = Self::layout(bytes, "free") {
