@@ -79,7 +79,11 @@ fn three_processes_with_the_leaders_barrier() {
 /// between every pair (windows, notifications, collectives' leaders), as
 /// between the GPUs of a node; the setup's debug line names the routes.
 fn world_checks_direct(procs: u32) {
-    let env = [("DCUDA_EMULATOR_IPC", "1"), ("DCUDA_LOG", "debug")];
+    let env = [
+        ("DCUDA_EMULATOR_IPC", "1"),
+        ("DCUDA_LOG", "debug"),
+        ("WORLD_CHECKS_DIRECT", "1"),
+    ];
     let (ok, text) = mpirun_outcome(procs, env!("CARGO_BIN_EXE_world_checks"), &[], &env);
     assert!(
         ok,

@@ -13,6 +13,7 @@
 mod codes;
 pub mod command;
 pub mod context;
+pub mod peer_log;
 pub mod records;
 pub mod ring;
 pub mod trace;
@@ -22,6 +23,7 @@ pub use context::{
     counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
     Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
 };
+pub use peer_log::{peer_log_at, peer_logs_end, peer_span, PEER_EAGER, PEER_LOG};
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
     STATUS_FINISHED,
@@ -70,7 +72,12 @@ pub const STAGE_WINDOW: u32 = u32::MAX - 2;
 /// The reserved tag a receiver notifies a sender with once it has copied a
 /// rendezvous message out of the sender's buffer.
 pub const SEND_DONE_TAG: u32 = VECTOR_TAGS + 2 * MAX_COMMS as u32;
-const _: () = assert!(SEND_DONE_TAG < TAGS);
+/// The reserved tag a receiver notifies a sender of a mapped GPU with once
+/// it has received a message that went through the hosts: until every such
+/// message is received, the sender's later ones to mapped GPUs go through
+/// the hosts too, so that each receiver takes them in order.
+pub const HOST_MESSAGE_TAG: u32 = SEND_DONE_TAG + 1;
+const _: () = assert!(HOST_MESSAGE_TAG < TAGS);
 /// Records in each rank's message log, and in its inbox: messages sent to
 /// it and not yet received. Past that, a sender of the rank's device waits
 /// in a list the receiver scans, and messages from other processes wait at

@@ -75,8 +75,9 @@ pub struct MessageRecord {
     /// Inbox only: the message's number among those that arrived for the
     /// rank, so that the inbox and the express slot keep arrival order.
     pub arrival: u32,
-    /// Reserved.
-    pub _pad: u32,
+    /// Peer log only: the records the message takes (its payload past the
+    /// header's inline bytes follows in the next ones).
+    pub span: u32,
     /// The next envelope in a list of waiting senders (device address).
     pub next: u64,
     /// Up to [`EAGER`](super::EAGER) bytes of payload.

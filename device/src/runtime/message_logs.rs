@@ -20,26 +20,31 @@
 use super::matching::Source;
 use super::message_inbox::find_remote;
 use super::message_lists::{find_envelope, list_heads, take_envelopes};
+use super::message_peer;
 use super::message_small::{inline_words, Words};
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
-// This rank's log tail (its retired count), and a sender's cached view of
-// the last log it reserved in: device rank + 1 (0: none), the next
-// position, and the retired count it saw there.
-crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 4]);
+// This rank's log tail (its retired count); a sender's cached view of the
+// last log it reserved in: its key (0: none; see `Credit`), the next
+// position, and the retired count it saw there; this rank's peer log tail;
+// and how many of its messages to mapped GPUs went through the hosts.
+crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 6]);
 const TAIL: usize = 0;
-pub(super) const CREDIT_DEV: usize = 1;
+pub(super) const CREDIT_KEY: usize = 1;
 pub(super) const CREDIT_POS: usize = 2;
 pub(super) const CREDIT_RETIRED: usize = 3;
+pub(super) const PEER_TAIL: usize = 4;
+pub(super) const HOST_SENT: usize = 5;
 
 /// Which store a found message is in (high bits of a found word; the low
 /// bits are the slot, or the sender's device rank for an envelope).
 pub(super) const LOG: u32 = 0;
-pub(super) const INBOX: u32 = 1 << 30;
-pub(super) const EXPRESS: u32 = 2 << 30;
-pub(super) const ENVELOPE: u32 = 3 << 30;
-pub(super) const KIND: u32 = 3 << 30;
+pub(super) const INBOX: u32 = 1 << 29;
+pub(super) const EXPRESS: u32 = 2 << 29;
+pub(super) const ENVELOPE: u32 = 3 << 29;
+pub(super) const PEER: u32 = 4 << 29;
+pub(super) const KIND: u32 = 7 << 29;
 
 /// Whether this rank's message state is set up (on its first send or
 /// receive; the leader thread sets and later reads it, so no barrier).
@@ -63,7 +68,11 @@ pub(super) fn start(ctx: &RankContext, dev: u32) {
     // SAFETY: this rank's own counter; only its leader writes it.
     let tail = unsafe { arch::load_relaxed(log.retired, Scope::Gpu) };
     DCUDA_MESSAGE_STATE.set(TAIL, tail);
-    DCUDA_MESSAGE_STATE.set(CREDIT_DEV, 0);
+    DCUDA_MESSAGE_STATE.set(CREDIT_KEY, 0);
+    DCUDA_MESSAGE_STATE.set(HOST_SENT, 0);
+    if ctx.processes > 1 {
+        DCUDA_MESSAGE_STATE.set(PEER_TAIL, message_peer::start_tail(ctx, dev));
+    }
 }
 
 /// A message a search found: its found word, its payload's length and
@@ -310,6 +319,7 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
         LOG => Log::of(ctx, dev, false).records.wrapping_add(low as usize),
         INBOX => Log::of(ctx, dev, true).records.wrapping_add(low as usize),
         EXPRESS => ctx.express(dev).0,
+        PEER => message_peer::PeerLog::mine(ctx, dev).record(low),
         _ => ctx.envelope(low),
     }
 }
@@ -353,5 +363,12 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
     if ctx.processes == 1 {
         return Err(here);
     }
-    find_remote(ctx, dev, w, post)
+    let peer = message_peer::find(ctx, dev, w);
+    if peer.is_ok() {
+        return peer;
+    }
+    // A mapped sender's messages in the peer log are older than its ones
+    // through the hosts; one published before an inbox message that this
+    // search acquired is seen by a second look.
+    find_remote(ctx, dev, w, post).map(|f| message_peer::find(ctx, dev, w).unwrap_or(f))
 }

@@ -1,10 +1,11 @@
 //! How a sender places a message on its device: it reserves a record in
 //! the receiver's log (one compare-and-swap, with the position it used
 //! last as its guess) and publishes it, or, while the log is full or the
-//! message long, publishes its envelope in the receiver's list.
+//! message long, publishes its envelope in the receiver's list. The same
+//! reservation serves the peer logs of mapped GPUs (`message_peer`).
 
 use super::message_lists::push_envelope;
-use super::message_logs::{Log, CREDIT_DEV, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE};
+use super::message_logs::{Log, CREDIT_KEY, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE};
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
@@ -52,50 +53,80 @@ impl Header {
     }
 }
 
+/// A log a sender reserves records in: its counters, its capacity, the
+/// scope they are shared at, and the key of the sender's cached view of
+/// it (device rank + 1 for a log of this device, world rank + 1 with the
+/// top bit set for a peer log).
+pub(super) struct Credit {
+    pub reserved: *mut u32,
+    pub retired: *mut u32,
+    pub capacity: u32,
+    pub scope: Scope,
+    pub key: u32,
+}
+
 /// Reserves a position in `dev`'s message log if it has room (leader
-/// thread); `None` when full. A sender that sends to the same rank again
-/// tries the position after its last one at once, with the retired count
-/// it saw then (which only grows): one round trip, not two.
+/// thread); `None` when full.
 #[inline(always)]
 pub(super) fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
     let log = Log::of(ctx, dev, false);
-    let cached = DCUDA_MESSAGE_STATE.get(CREDIT_DEV) == dev + 1;
-    // SAFETY: the receiver's counters.
-    unsafe {
-        let (mut pos, mut retired) = if cached {
-            (
-                DCUDA_MESSAGE_STATE.get(CREDIT_POS),
-                DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED),
-            )
-        } else {
-            (
-                arch::load_relaxed(log.reserved, Scope::Gpu),
-                arch::load_acquire(log.retired, Scope::Gpu),
-            )
-        };
-        loop {
-            if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
-                retired = arch::load_acquire(log.retired, Scope::Gpu);
-                if pos.wrapping_sub(retired) >= MSG_LOG as u32 {
-                    return None;
+    let credit = Credit {
+        reserved: log.reserved,
+        retired: log.retired,
+        capacity: MSG_LOG as u32,
+        scope: Scope::Gpu,
+        key: dev + 1,
+    };
+    credit.reserve(1)
+}
+
+impl Credit {
+    /// Reserves `span` consecutive positions if the log has room for them
+    /// (leader thread); `None` when it has not. A sender that sends to the
+    /// same log again tries the position after its last one at once, with
+    /// the retired count it saw then (which only grows): one round trip,
+    /// not two.
+    #[inline(always)]
+    pub(super) fn reserve(&self, span: u32) -> Option<u32> {
+        let cached = DCUDA_MESSAGE_STATE.get(CREDIT_KEY) == self.key;
+        // SAFETY: the receiver's counters.
+        unsafe {
+            let (mut pos, mut retired) = if cached {
+                (
+                    DCUDA_MESSAGE_STATE.get(CREDIT_POS),
+                    DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED),
+                )
+            } else {
+                (
+                    arch::load_relaxed(self.reserved, self.scope),
+                    arch::load_acquire(self.retired, self.scope),
+                )
+            };
+            loop {
+                if pos.wrapping_add(span).wrapping_sub(retired) > self.capacity {
+                    retired = arch::load_acquire(self.retired, self.scope);
+                    if pos.wrapping_add(span).wrapping_sub(retired) > self.capacity {
+                        return None;
+                    }
                 }
+                let next = pos.wrapping_add(span);
+                let seen = arch::compare_exchange(
+                    self.reserved,
+                    pos,
+                    next,
+                    arch::Ordering::Relaxed,
+                    self.scope,
+                );
+                if seen == pos {
+                    DCUDA_MESSAGE_STATE.set(CREDIT_KEY, self.key);
+                    DCUDA_MESSAGE_STATE.set(CREDIT_POS, next);
+                    DCUDA_MESSAGE_STATE.set(CREDIT_RETIRED, retired);
+                    return Some(pos);
+                }
+                // Another sender came first: its position, and a fresh count.
+                pos = seen;
+                retired = arch::load_acquire(self.retired, self.scope);
             }
-            let seen = arch::compare_exchange(
-                log.reserved,
-                pos,
-                pos.wrapping_add(1),
-                arch::Ordering::Relaxed,
-                Scope::Gpu,
-            );
-            if seen == pos {
-                DCUDA_MESSAGE_STATE.set(CREDIT_DEV, dev + 1);
-                DCUDA_MESSAGE_STATE.set(CREDIT_POS, pos.wrapping_add(1));
-                DCUDA_MESSAGE_STATE.set(CREDIT_RETIRED, retired);
-                return Some(pos);
-            }
-            // Another sender came first: its position, and a fresh count.
-            pos = seen;
-            retired = arch::load_acquire(log.retired, Scope::Gpu);
         }
     }
 }

@@ -7,8 +7,10 @@
 //! envelope, pushes it to the receiver's list and waits until the receiver
 //! has copied the message, from the envelope or straight from the
 //! sender's buffer (rendezvous): a sender never waits for room, so every
-//! program that is correct with MPI's synchronous sends runs. To another
-//! process the host reads the message and sends it to the receiver's host,
+//! program that is correct with MPI's synchronous sends runs. To a rank of
+//! a mapped GPU the sender writes the message into the receiver's peer log
+//! ([`message_peer`](super::message_peer)). Otherwise, to another process,
+//! the host reads the message and sends it to the receiver's host,
 //! which writes it into the receiver's inbox (`message_logs` says how a
 //! receive finds it), and holds a long payload until the receiver fetches
 //! it.
@@ -16,7 +18,10 @@ use super::comm::Comm;
 use super::matching::Source;
 use super::message_inbox::{clear_want, consume_express};
 use super::message_lists::unlink_envelope;
-use super::message_logs::{self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, LOG};
+use super::message_logs::{
+    self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, KIND, LOG, PEER,
+};
+use super::message_peer::{self, sent_through_hosts};
 use super::message_send::{reserve, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
@@ -64,7 +69,24 @@ impl Runtime {
         self.check_user_tag(block, Call::Send, tag);
         let place = self.locate(block, Call::Send, comm, dest);
         let bytes = buf.bytes();
+        let header = Header {
+            context: comm.context(),
+            source: comm.rank(),
+            tag,
+            bytes: bytes as u64,
+            data: buf.as_ptr() as u64,
+            sender: block.id(),
+        };
+        let mut first = self.messages.first_use();
+        if place.route == Route::Direct && self.send_to_peer(block, place, header, buf, &mut first)
+        {
+            return;
+        }
         if place.route != Route::Local {
+            if first {
+                let ctx = *self.ctx();
+                block.leader(|_| logs::start(&ctx, block.id()));
+            }
             let transfer = Transfer {
                 target: place.world,
                 window: comm.context(),
@@ -73,6 +95,9 @@ impl Runtime {
                 bytes: bytes as u64,
             };
             self.through_host(block, Call::Send, Op::Send, tag, transfer);
+            if place.route == Route::Direct {
+                block.leader(|_| sent_through_hosts());
+            }
             // The host has read `buf` once it reports the send done.
             return self.wait_host_for(block, Call::Send, [tag, dest, 2]);
         }
@@ -84,15 +109,7 @@ impl Runtime {
         // What the leader tells the block: a position (any u32), or these.
         const FULL: u64 = u64::MAX;
         const SENT: u64 = u64::MAX - 1;
-        let (first, me) = (self.messages.first_use(), block.id());
-        let header = Header {
-            context: comm.context(),
-            source: comm.rank(),
-            tag,
-            bytes: bytes as u64,
-            data: buf.as_ptr() as u64,
-            sender: block.id(),
-        };
+        let me = block.id();
         // Every thread's writes to `buf` precede the copy: the barrier of
         // `sync`, or of `single`.
         let pos = if bytes <= SMALL {
@@ -266,13 +283,16 @@ impl Runtime {
             self.fail(block, Call::Recv, Fault::MessagePartial, values);
         }
         let (bytes, dst) = (bytes as usize, buf.as_mut_ptr() as *mut u8);
-        let kind = found & ENVELOPE;
+        let kind = found & KIND;
         if bytes <= SMALL {
             // SAFETY: `buf` holds `bytes` bytes (checked above).
             block.leader(|_| unsafe { small::store(dst, bytes, words) });
         } else if bytes <= EAGER {
             // SAFETY: as above.
             unsafe { block.copy(dst, (*r).inline.as_ptr() as *const u8, bytes) };
+        } else if kind == PEER {
+            // SAFETY: as above; the message is in this rank's peer log.
+            unsafe { message_peer::copy_out(block, &ctx, id, found & !KIND, dst, bytes) };
         } else if kind == ENVELOPE {
             // SAFETY: the sender waits in `send` until notified, so its
             // buffer of `bytes` bytes is live and unchanged.
@@ -292,11 +312,12 @@ impl Runtime {
         block.sync(); // Every thread's copy is done before the record goes.
         block.leader(|_| {
             match kind {
-                LOG => Log::of(&ctx, id, false).consume(found & !ENVELOPE),
-                INBOX => Log::of(&ctx, id, true).consume(found & !ENVELOPE),
+                LOG => Log::of(&ctx, id, false).consume(found & !KIND),
+                INBOX => Log::of(&ctx, id, true).consume(found & !KIND),
                 EXPRESS => consume_express(&ctx, id),
+                PEER => message_peer::consume(&ctx, id, found & !KIND),
                 _ => {
-                    let sender = found & !ENVELOPE;
+                    let sender = found & !KIND;
                     unlink_envelope(&ctx, id, sender);
                     // SAFETY: the sender's counter, on this device.
                     let counter = ctx.local_counter(sender, SEND_DONE_TAG);
@@ -305,6 +326,9 @@ impl Runtime {
             }
             if ctx.processes > 1 {
                 clear_want(&ctx, id);
+            }
+            if kind == INBOX || kind == EXPRESS {
+                self.acknowledge_host_message(self.world_rank(comm, source));
             }
         });
         status

@@ -23,6 +23,7 @@ mod matching;
 mod message_inbox;
 mod message_lists;
 mod message_logs;
+mod message_peer;
 mod message_send;
 mod message_small;
 mod messages;

@@ -111,6 +111,16 @@ impl Services {
                 let Some(w) = world else {
                     return Err(self.bad(rank, format!("{remote:?} in a run of one process")));
                 };
+                if matches!(
+                    remote,
+                    Request::Put { .. }
+                        | Request::Get { .. }
+                        | Request::Notify { .. }
+                        | Request::Send { .. }
+                        | Request::Fetch(_)
+                ) {
+                    self.report.host_transfers += 1;
+                }
                 match remote {
                     Request::Put {
                         transfer,

@@ -160,6 +160,10 @@ pub struct RunReport {
     pub logs: Vec<(u32, String)>,
     /// Host round trips served.
     pub host_calls: u64,
+    /// Transfers between processes that this process's host carried for
+    /// its ranks (puts, gets, notifications, messages and message
+    /// payloads): none where every transfer takes the direct route.
+    pub host_transfers: u64,
     /// Runtime memory per rank in bytes: device memory, pinned host memory.
     pub memory_per_rank: (usize, usize),
     /// The timeline of a traced run ([`RunConfig::trace`]): every

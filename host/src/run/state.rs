@@ -10,9 +10,8 @@ use crate::runtime::Runtime;
 use crate::world::{InboxMemory, RunMemory, World};
 use dcuda_device::abi::ring::ll_word;
 use dcuda_device::abi::{
-    ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, RingEntry, Route,
-    WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, STAGE_HALF,
-    TAGS,
+    peer_logs_end, ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, RingEntry,
+    Route, WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -80,17 +79,17 @@ impl RunState {
         // 128-byte entries) for small runs.
         let ring_len = (n * 4).max(128).next_power_of_two() as u32;
         let counters = n * TAGS as usize;
-        // The mailboxes and staging areas follow the counters in the same
-        // allocation (see `mailbox_offset`, `stage_offset`): a peer that
-        // maps one reaches all. Staging carries data between processes
-        // only: half of a rank's runtime memory, left out of a run of one.
-        let staging = if rt.job().is_some() {
-            n * STAGE_HALF / 2
+        // The mailboxes, staging areas and peer logs follow the counters in
+        // the same allocation (see `mailbox_offset`, `stage_offset`,
+        // `peer_log_at`): a peer that maps one reaches all. Staging and peer
+        // logs carry data between processes only, so a run of one leaves
+        // them out.
+        let words = if rt.job().is_some() {
+            peer_logs_end(ranks) as usize / 4
         } else {
-            0
+            counters + n * MAILBOX_WORDS * 2
         };
-        let mailbox_u32s = n * MAILBOX_WORDS * 2 + staging;
-        let mut initial = vec![config.notification_start; counters + mailbox_u32s];
+        let mut initial = vec![config.notification_start; words];
         initial[counters..].fill(0);
         let local = rt.upload(&initial)?;
         // Written by the host, polled by the ranks: pinned host memory (the

@@ -114,7 +114,7 @@ impl Inbox {
             sender: u32::MAX,
             consumed: 0,
             arrival,
-            _pad: 0,
+            span: 1,
             next: 0,
             inline: [0; EAGER / 8],
         };

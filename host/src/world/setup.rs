@@ -124,15 +124,16 @@ impl World {
             inbox: Mutex::new(Inbox::new(memory.inbox, ranks)),
             job,
         };
-        let mut world = world.choose_routes(&setups)?;
-        // The leaders' barrier needs every pair direct, in both directions:
-        // every process says whether it maps all the others.
-        let mine = {
+        let world = world.choose_routes(&setups)?;
+        // A route is direct only where both processes map each other: a
+        // message to a mapped GPU is acknowledged over the mapping back.
+        // Every process says which it maps.
+        let mine: Vec<u8> = {
             let routes = world.routes.lock().unwrap_or_else(|e| e.into_inner());
-            routes.iter().all(|&r| r != Route::Host)
+            routes.iter().map(|&r| (r == Route::Direct) as u8).collect()
         };
-        let all = all_gather(&*world.job.transport, setup, vec![mine as u8])?;
-        world.all_direct = AtomicBool::new(all.iter().all(|m| m.as_slice() == [1]));
+        let all = all_gather(&*world.job.transport, setup, mine)?;
+        world.keep_mutual_routes(&all);
         Ok(world)
     }
 
@@ -162,14 +163,31 @@ impl World {
                 routes[p] = Route::Direct;
             }
         }
+        self.routes = Mutex::new(routes);
+        Ok(self)
+    }
+
+    /// Keeps the direct routes that the other end has too (`maps[p][q]`:
+    /// whether process `p` maps process `q`); the leaders' barrier needs
+    /// every pair direct.
+    fn keep_mutual_routes(&self, maps: &[Vec<u8>]) {
+        let me = self.me() as usize;
+        let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, route) in routes.iter_mut().enumerate() {
+            let back = maps[p].get(me) == Some(&1);
+            if *route == Route::Direct && !back {
+                tracing::warn!("process {me}: process {p} does not map this GPU's memory, so the route to it goes through the host");
+                *route = Route::Host;
+            }
+        }
         let direct: Vec<usize> = (0..routes.len())
             .filter(|&p| routes[p] == Route::Direct)
             .collect();
         tracing::debug!(
             "process {me}: the direct route to processes {direct:?}, the host route to the others"
         );
-        self.routes = Mutex::new(routes);
-        Ok(self)
+        let all = routes.iter().all(|&r| r != Route::Host);
+        self.all_direct.store(all, Ordering::Relaxed);
     }
 
     /// Maps process `p`'s allocation `handle` here (once per run).

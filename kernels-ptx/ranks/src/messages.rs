@@ -241,3 +241,69 @@ pub fn message_checks(rank: &mut Rank, args: &MessageArgs) {
     });
 }
 // ANCHOR_END: messages
+
+/// Elements of the messages [`peer_message_checks`] sends each round, in
+/// order: in registers, inline, over several records, and the longest
+/// that goes into a mapped GPU's peer log.
+pub const PEER_LENS: [u32; 4] = [1, 25, 300, (dcuda_device::abi::PEER_EAGER / 8) as u32];
+
+/// Messages between processes, in pairs of ranks half the world apart
+/// (the last rank of an odd world sits out): in `rounds` rounds the lower
+/// rank sends [`PEER_LENS`] with one tag, then takes them back from its
+/// partner (received in the order sent); with `len` past the longest of
+/// them, each round adds a message of `len` elements and a short one after
+/// it. `out`: errors, and messages received.
+#[rank]
+pub fn peer_message_checks(rank: &mut Rank, args: &MessageArgs) {
+    let world = rank.world();
+    let (me, n, id) = (world.rank(), world.size(), rank.id() as usize);
+    let len = args.len as usize;
+    let (send, recv) = (args.send.chunk(id, len), args.recv.chunk(id, len));
+    let half = n / 2;
+    let mut got = [0u64; 2];
+    if me < 2 * half {
+        let (partner, lower) = if me < half {
+            (me + half, true)
+        } else {
+            (me - half, false)
+        };
+        let mut lens = [0u32; 6];
+        lens[..4].copy_from_slice(&PEER_LENS);
+        let count = if args.len > PEER_LENS[3] {
+            lens[4] = args.len;
+            lens[5] = 2;
+            6
+        } else {
+            4
+        };
+        let lens = &lens[..count];
+        for round in 0..args.rounds {
+            for turn in [lower, !lower] {
+                for (i, &l) in lens.iter().enumerate() {
+                    let l = l as usize;
+                    let code = round * 8 + i as u32;
+                    if turn {
+                        fill(rank, send.slice(0..l), |k| {
+                            message_value(me, code, k as u32)
+                        });
+                        rank.send(world, partner, 11, send.slice(0..l));
+                    } else {
+                        let st = rank.recv(world, Source::Rank(partner), Some(11), recv);
+                        got[0] += (st.count::<u64>() != l) as u64;
+                        got[0] += mismatches(rank, recv, st.count::<u64>(), |k| {
+                            message_value(partner, code, k)
+                        });
+                        got[1] += 1;
+                    }
+                }
+            }
+        }
+    }
+    let out = args.out.chunk(id, MESSAGE_RESULTS);
+    rank.threads(|t| {
+        if let Some(v) = got.get(t.index() as usize) {
+            // SAFETY: each thread writes its own word of this rank's results.
+            unsafe { out.write(t.index() as usize, *v) };
+        }
+    });
+}

@@ -19,7 +19,7 @@ use dcuda_rank_kernels::runtime_checks::*;
 use dcuda_tests::comms::{
     check_across, check_chunks, check_split_types, check_splits, device_rank, node_members,
 };
-use dcuda_tests::messages::check_messages;
+use dcuda_tests::messages::{check_messages, check_peer_messages};
 use dcuda_tests::traced::check_traced_world;
 
 mod failures;
@@ -212,6 +212,28 @@ impl Run<'_> {
     }
 }
 
+impl Run<'_> {
+    /// Messages between processes: over the direct route (`DCUDA_EMULATOR_IPC`
+    /// on the emulator, the GPUs of a node) the host carries none of those
+    /// that fit a peer log, and a longer one, through the hosts, keeps its
+    /// place among them.
+    fn peer_messages(&self) -> Check {
+        let direct = std::env::var("WORLD_CHECKS_DIRECT").is_ok_and(|v| v == "1");
+        let calls = check_peer_messages(self.rt, self.module, self.layout(), (0, 4))?;
+        if direct && calls != 0 {
+            return Err(format!(
+                "the host carried {calls} transfers of messages that fit the peer logs"
+            ));
+        }
+        // Through the hosts, each message to another process is one.
+        if !direct && self.world > self.ranks && calls == 0 {
+            return Err("the host carried no messages to other processes".into());
+        }
+        check_peer_messages(self.rt, self.module, self.layout(), (3_000, 3))?;
+        Ok(())
+    }
+}
+
 fn main() {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
     let mode = std::env::args().nth(1).unwrap_or_default();
@@ -301,6 +323,10 @@ fn main() {
             (
                 "send and recv across processes",
                 Box::new(|| check_messages(rt, m, run.layout(), (300, 20))),
+            ),
+            (
+                "messages through the peer logs",
+                Box::new(|| run.peer_messages()),
             ),
         ]
     };
