@@ -18,7 +18,8 @@ res=/tmp/multi
 rm -rf "$res" && mkdir -p "$res/apps" "$res/bench" "$res/trace"
 log=$out/multi.log
 BUDGET=${BUDGET:-540}
-# Which parts run (all by default), e.g. SECTIONS="latency sweep".
+# Which parts run (all by default), e.g. SECTIONS="latency sweep";
+# "messages" (the message checks and benchmarks alone) only when named.
 SECTIONS=${SECTIONS:-checks jacobi trace collectives apps latency plans typed nodes sweep}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 REPS=${REPS:-3}
@@ -169,6 +170,14 @@ if want collectives; then
   [ -x /tmp/nccl_allreduce ] && step "nccl allreduce baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nccl_allreduce 20 5 $sizes > $res/bench/allreduce-nccl.csv"
   step "allreduce table" bench/bench_world_allreduce --join "$res/bench"
   step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
+fi
+
+# 4b. Messages alone: the checks across two GPUs (the peer logs), then
+# send/recv against notified put between the GPUs and on one.
+if want messages; then
+  step "world_checks -np 2" mpi 2 examples/world_checks
+  step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
+  step "bench_messages one GPU" bench/bench_messages --out "$res/bench/messages-one-gpu"
 fi
 
 # 5. The other applications on 1 and 2 GPUs: strong scaling (same grid)
