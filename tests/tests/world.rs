@@ -93,6 +93,9 @@ fn world_checks_direct(procs: u32) {
         let others: Vec<u32> = (0..procs).filter(|&q| q != p).collect();
         let direct = format!("process {p}: the direct route to processes {others:?}");
         assert!(text.contains(&direct), "no `{direct}`:\n{text}");
+        // Long messages stay in the sender's GPU memory until received.
+        let mapped = "copied a message of 24000 bytes out of process";
+        assert!(text.contains(mapped), "no `{mapped}`:\n{text}");
         assert!(
             text.contains(&format!("world_checks: process {p} of {procs} ok")),
             "process {p} did not pass over the direct route:\n{text}"

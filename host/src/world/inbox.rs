@@ -6,7 +6,8 @@
 //! rank waiting in a receive posts what it wants, and the first queued
 //! message it accepts goes out of turn through the rank's express slot;
 //! the arrival numbers keep the order. A payload longer than [`EAGER`]
-//! bytes stays here until the rank fetches it into its receive buffer.
+//! bytes stays here until the rank fetches it into its receive buffer; one
+//! from a mapped GPU stays there, and is copied from it then.
 
 use dcuda_device::abi::{MessageRecord, Want, EAGER, MSG_LOG};
 use std::collections::{HashMap, VecDeque};
@@ -17,7 +18,35 @@ pub(super) struct Letter {
     pub context: u32,
     pub source: u32,
     pub tag: u32,
-    pub data: Vec<u8>,
+    pub data: Payload,
+}
+
+/// A message's payload: its bytes, or where it waits in the sender's GPU
+/// memory, which this process maps.
+pub(crate) enum Payload {
+    Bytes(Vec<u8>),
+    Mapped(MappedPayload),
+}
+
+/// A payload left in a mapped GPU's memory (see `Message::SendMapped`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MappedPayload {
+    /// The sending process, and its device rank waiting for `Taken`.
+    pub process: u32,
+    pub rank: u32,
+    /// The allocation's IPC handle, and the payload's offset and length.
+    pub handle: [u8; 64],
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+impl Payload {
+    fn len(&self) -> usize {
+        match self {
+            Payload::Bytes(b) => b.len(),
+            Payload::Mapped(m) => m.bytes as usize,
+        }
+    }
 }
 
 /// Host addresses of the ranks' inbox memory (mapped, for the run).
@@ -41,7 +70,7 @@ pub(crate) struct Inbox {
     arrivals: Vec<u32>,
     published: Vec<u32>,
     express: Vec<u32>,
-    held: HashMap<(u32, u64), Vec<u8>>,
+    held: HashMap<(u32, u64), Payload>,
     next: u64,
 }
 
@@ -118,9 +147,12 @@ impl Inbox {
             next: 0,
             inline: [0; EAGER / 8],
         };
-        if letter.data.len() <= EAGER {
-            bytemuck::cast_slice_mut::<u64, u8>(&mut r.inline)[..letter.data.len()]
-                .copy_from_slice(&letter.data);
+        let small = match &letter.data {
+            Payload::Bytes(b) if b.len() <= EAGER => Some(b),
+            _ => None,
+        };
+        if let Some(b) = small {
+            bytemuck::cast_slice_mut::<u64, u8>(&mut r.inline)[..b.len()].copy_from_slice(b);
         } else {
             r.data = self.next;
             self.held.insert((dev, self.next), letter.data);
@@ -184,7 +216,7 @@ impl Inbox {
     }
 
     /// The payload held as number `id` for device rank `dev`, given up.
-    pub fn take(&mut self, dev: u32, id: u64) -> Option<Vec<u8>> {
+    pub fn take(&mut self, dev: u32, id: u64) -> Option<Payload> {
         self.held.remove(&(dev, id))
     }
 

@@ -71,6 +71,24 @@ pub(crate) enum Message<D> {
         tag: u32,
         data: D,
     },
+    /// A two-sided message to world rank `target` whose payload of `bytes`
+    /// bytes stays in the sender's GPU memory, at `offset` in the
+    /// allocation of IPC `handle`, which the receiver's process maps (the
+    /// direct route). The receiver's host copies it when the rank receives
+    /// it, then answers [`Taken`](Message::Taken) for device rank `rank`.
+    SendMapped {
+        target: u32,
+        context: u32,
+        source: u32,
+        tag: u32,
+        bytes: u64,
+        rank: u32,
+        handle: [u8; 64],
+        offset: u64,
+    },
+    /// The receiver copied a [`SendMapped`](Message::SendMapped) payload:
+    /// device rank `rank` of the sender's process may reuse its buffer.
+    Taken { rank: u32 },
     /// A process's setup.
     Setup(Setup),
     /// A world sync: data messages sent to the receiver, and a window's
@@ -98,6 +116,8 @@ const PUT: u8 = 1;
 const GET: u8 = 2;
 const GET_REPLY: u8 = 3;
 const SEND: u8 = 4;
+const SEND_MAPPED: u8 = 5;
+const TAKEN: u8 = 6;
 const SETUP: u8 = 10;
 const SYNC: u8 = 11;
 const ABORT: u8 = 12;
@@ -158,6 +178,21 @@ impl Message<Vec<u8>> {
                 let w = Writer::default().u32(target).u32(context).u32(source);
                 (SEND, data, w.u32(tag))
             }
+            Message::SendMapped {
+                target,
+                context,
+                source,
+                tag,
+                bytes,
+                rank,
+                handle,
+                offset,
+            } => {
+                let w = Writer::default().u32(target).u32(context).u32(source);
+                let w = w.u32(tag).u64(bytes).u32(rank);
+                (SEND_MAPPED, Vec::new(), put_ipc(w, Some((handle, offset))))
+            }
+            Message::Taken { rank } => (TAKEN, Vec::new(), Writer::default().u32(rank)),
             Message::Setup(s) => {
                 let w = Writer::default()
                     .u32(s.ranks)
@@ -264,6 +299,24 @@ impl<'a> Message<&'a [u8]> {
                 tag: r.u32()?,
                 data: payload,
             },
+            SEND_MAPPED => {
+                let (target, context, source) = (r.u32()?, r.u32()?, r.u32()?);
+                let (tag, bytes, rank) = (r.u32()?, r.u64()?, r.u32()?);
+                let Some((handle, offset)) = get_ipc(&mut r)? else {
+                    return Err(malformed("a mapped message without its IPC handle"));
+                };
+                no_payload(Message::SendMapped {
+                    target,
+                    context,
+                    source,
+                    tag,
+                    bytes,
+                    rank,
+                    handle,
+                    offset,
+                })?
+            }
+            TAKEN => no_payload(Message::Taken { rank: r.u32()? })?,
             SETUP => no_payload(Message::Setup(Setup {
                 ranks: r.u32()?,
                 node: r.u32()?,

@@ -2,7 +2,7 @@
 //! this process's own window table before it is written; control messages
 //! go to the progress thread.
 
-use super::inbox::Letter;
+use super::inbox::{Letter, MappedPayload, Payload};
 use super::message::Message;
 use super::setup::peer_error;
 use super::transfer::pieces;
@@ -263,12 +263,51 @@ impl World {
                     context,
                     source,
                     tag,
-                    data: data.to_vec(),
+                    data: Payload::Bytes(data.to_vec()),
                 };
                 self.inbox
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(dev, letter);
+                Ok(())
+            }
+            Message::SendMapped {
+                target,
+                context,
+                source,
+                tag,
+                bytes,
+                rank,
+                handle,
+                offset,
+            } => {
+                let dev = self.local_rank(from, target)?;
+                self.activate_remote()?;
+                let mapped = MappedPayload {
+                    process: from,
+                    rank,
+                    handle,
+                    offset,
+                    bytes,
+                };
+                let letter = Letter {
+                    context,
+                    source,
+                    tag,
+                    data: Payload::Mapped(mapped),
+                };
+                self.inbox
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(dev, letter);
+                Ok(())
+            }
+            Message::Taken { rank } => {
+                if rank >= self.ranks() {
+                    let what = format!("process {from} answered a mapped message of device rank {rank}, but this process has {} ranks", self.ranks());
+                    return Err(peer_error("receive", what));
+                }
+                self.complete(rank);
                 Ok(())
             }
             other => Err(peer_error(
@@ -288,6 +327,8 @@ fn kind<D>(m: &Message<D>) -> &'static str {
         Message::Get { .. } => "get",
         Message::GetReply { .. } => "get reply",
         Message::Send { .. } => "message",
+        Message::SendMapped { .. } => "mapped message",
+        Message::Taken { .. } => "mapped message taken",
         Message::Setup(_) => "setup",
         Message::Sync { .. } => "sync",
         Message::CommSync { .. } => "communicator sync",

@@ -1,11 +1,12 @@
 //! The accesses this process's host moves for its ranks: puts staged in
 //! pieces, gets asked of the target's host, and their completion.
 
+use super::inbox::Payload;
 use super::message::Message;
 use super::setup::peer_error;
 use super::World;
 use crate::error::Result;
-use dcuda_device::abi::{Transfer, MAILBOX_WINDOW, NO_WINDOW};
+use dcuda_device::abi::{Route, Transfer, MAILBOX_WINDOW, NO_WINDOW, PEER_EAGER};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Accesses larger than this are sent in pieces of this size, so that the
@@ -97,6 +98,13 @@ impl World {
     /// the target's host; the rank may reuse its buffer once it is read.
     pub fn send_message(&self, rank: u32, t: &Transfer, tag: u32) -> Result<()> {
         let to = self.target_process(rank, t.target)?;
+        if t.bytes > PEER_EAGER as u64 && self.route(to) == Route::Direct {
+            if let Some(mapped) = self.send_mapped(rank, t, tag, to)? {
+                // The sender's buffer is read when the receiver takes it:
+                // its send completes with the receiver's `Taken`.
+                return self.send_data(to, mapped.encode());
+            }
+        }
         let mut data = vec![0u8; t.bytes as usize];
         if !data.is_empty() {
             self.runtime.read_device(t.local, &mut data)?;
@@ -113,18 +121,67 @@ impl World {
         Ok(())
     }
 
+    /// A long message to a mapped GPU that leaves its payload where it is:
+    /// `None` where the sender's buffer cannot be shared (not in device
+    /// memory of its own allocation), and the payload travels.
+    fn send_mapped(
+        &self,
+        rank: u32,
+        t: &Transfer,
+        tag: u32,
+        to: u32,
+    ) -> Result<Option<Message<Vec<u8>>>> {
+        let Some(peers) = self.runtime.device.peers() else {
+            return Ok(None);
+        };
+        let (handle, offset) = match peers.ipc_export(t.local) {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::debug!(target: "dcuda::messages", rank, "a message's buffer cannot be shared with process {to} ({e}): its payload goes through the hosts");
+                return Ok(None);
+            }
+        };
+        Ok(Some(Message::SendMapped {
+            target: t.target,
+            context: t.window,
+            source: t.offset as u32,
+            tag,
+            bytes: t.bytes,
+            rank,
+            handle,
+            offset,
+        }))
+    }
+
+    /// How this process reaches process `p`.
+    fn route(&self, p: u32) -> Route {
+        let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        routes.get(p as usize).copied().unwrap_or(Route::Host)
+    }
+
     /// Device rank `rank` receives the payload this host holds as number
-    /// `t.offset` into `t.local`.
+    /// `t.offset` into `t.local`: its bytes, or a copy from the mapped GPU
+    /// that holds it, whose sender is then told.
     pub fn fetch(&self, rank: u32, t: &Transfer) -> Result<()> {
         let held = self
             .inbox
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take(rank, t.offset);
-        let Some(data) = held.filter(|d| d.len() as u64 == t.bytes) else {
-            return Err(peer_error("command", format!("device rank {rank} fetched {} bytes of message payload {}, which this host does not hold", t.bytes, t.offset)));
-        };
-        self.runtime.write_device(t.local, &data)?;
+        let payload = held.filter(|d| match d {
+            Payload::Bytes(b) => b.len() as u64 == t.bytes,
+            Payload::Mapped(m) => m.bytes == t.bytes,
+        });
+        match payload {
+            Some(Payload::Bytes(data)) => self.runtime.write_device(t.local, &data)?,
+            Some(Payload::Mapped(m)) => {
+                let base = self.map(m.process, &m.handle)?;
+                self.runtime.device.copy(t.local, base + m.offset, t.bytes as usize)?;
+                self.send_data(m.process, Message::Taken { rank: m.rank }.encode())?;
+                tracing::debug!(target: "dcuda::messages", rank, "copied a message of {} bytes out of process {}'s GPU memory", t.bytes, m.process);
+            }
+            None => return Err(peer_error("command", format!("device rank {rank} fetched {} bytes of message payload {}, which this host does not hold", t.bytes, t.offset))),
+        }
         self.complete(rank);
         Ok(())
     }

@@ -61,6 +61,26 @@ fn round_trip(m: Message<Vec<u8>>) {
             tag,
             data: data.to_vec(),
         },
+        Message::SendMapped {
+            target,
+            context,
+            source,
+            tag,
+            bytes,
+            rank,
+            handle,
+            offset,
+        } => Message::SendMapped {
+            target,
+            context,
+            source,
+            tag,
+            bytes,
+            rank,
+            handle,
+            offset,
+        },
+        Message::Taken { rank } => Message::Taken { rank },
         Message::Setup(s) => Message::Setup(s),
         Message::Sync { seq, sent, window } => Message::Sync { seq, sent, window },
         Message::CommSync {
@@ -131,6 +151,17 @@ fn every_kind_round_trips() {
         tag: 255,
         data: vec![9; 300],
     });
+    round_trip(Message::SendMapped {
+        target: 3,
+        context: 17,
+        source: 2,
+        tag: 255,
+        bytes: 1 << 20,
+        rank: 5,
+        handle: [7; 64],
+        offset: 4096,
+    });
+    round_trip(Message::Taken { rank: 5 });
     round_trip(Message::Setup(Setup {
         ranks: 9,
         node: 1,
