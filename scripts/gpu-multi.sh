@@ -175,7 +175,7 @@ fi
 # 4b. Messages alone: the checks across two GPUs (the peer logs), then
 # send/recv against notified put between the GPUs and on one.
 if want messages; then
-  step "world_checks -np 2" mpi 2 examples/world_checks
+  step "world_checks -np 2 (direct)" env WORLD_CHECKS_DIRECT=1 mpi 2 examples/world_checks
   step "bench_messages -np 2" mpi 2 bench/bench_messages --out "$res/bench/messages"
   step "bench_messages one GPU" bench/bench_messages --out "$res/bench/messages-one-gpu"
 fi

@@ -233,6 +233,14 @@ pub struct RankContext {
     /// `[before, host, after]` (host-mapped): device rank 0's clock at the
     /// end of a traced run, the host's clock in between.
     pub trace_clock: u64,
+    /// `[world_size]` records this process's senders have reserved in the
+    /// peer log of each world rank from this process (see
+    /// [`PeerLogs`](super::PeerLogs)); 0 in a run of one process.
+    pub peer_reserved: u64,
+    /// Peer logs each rank of this process has ([`PeerLogs`](super::PeerLogs)).
+    pub peer_logs: u32,
+    /// This process's index among the processes of its node.
+    pub node_index: u32,
 }
 
 impl RankContext {
@@ -462,6 +470,10 @@ pub struct Peer {
     pub route: u32,
     /// Its node: processes on one host share the index.
     pub node: u32,
+    /// Its index among the processes of its node.
+    pub node_index: u32,
+    /// Reserved.
+    pub _pad: u32,
     /// Its `[ranks][TAGS]` notification counters, mapped here (direct
     /// route; 0 otherwise).
     pub notifications: u64,

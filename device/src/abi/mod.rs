@@ -23,7 +23,7 @@ pub use context::{
     counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
     Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
 };
-pub use peer_log::{peer_log_at, peer_logs_end, peer_span, PEER_EAGER, PEER_LOG};
+pub use peer_log::{peer_span, PeerLogs, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX};
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
     STATUS_FINISHED,

@@ -27,15 +27,14 @@ use crate::arch::{self, Scope};
 
 // This rank's log tail (its retired count); a sender's cached view of the
 // last log it reserved in: its key (0: none; see `Credit`), the next
-// position, and the retired count it saw there; this rank's peer log tail;
-// and how many of its messages to mapped GPUs went through the hosts.
-crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 6]);
+// position, and the retired count it saw there; and how many of its
+// messages to mapped GPUs went through the hosts.
+crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 5]);
 const TAIL: usize = 0;
 pub(super) const CREDIT_KEY: usize = 1;
 pub(super) const CREDIT_POS: usize = 2;
 pub(super) const CREDIT_RETIRED: usize = 3;
-pub(super) const PEER_TAIL: usize = 4;
-pub(super) const HOST_SENT: usize = 5;
+pub(super) const HOST_SENT: usize = 4;
 
 /// Which store a found message is in (high bits of a found word; the low
 /// bits are the slot, or the sender's device rank for an envelope).
@@ -70,9 +69,7 @@ pub(super) fn start(ctx: &RankContext, dev: u32) {
     DCUDA_MESSAGE_STATE.set(TAIL, tail);
     DCUDA_MESSAGE_STATE.set(CREDIT_KEY, 0);
     DCUDA_MESSAGE_STATE.set(HOST_SENT, 0);
-    if ctx.processes > 1 {
-        DCUDA_MESSAGE_STATE.set(PEER_TAIL, message_peer::start_tail(ctx, dev));
-    }
+    message_peer::start_tails(ctx, dev);
 }
 
 /// A message a search found: its found word, its payload's length and
@@ -319,7 +316,10 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
         LOG => Log::of(ctx, dev, false).records.wrapping_add(low as usize),
         INBOX => Log::of(ctx, dev, true).records.wrapping_add(low as usize),
         EXPRESS => ctx.express(dev).0,
-        PEER => message_peer::PeerLog::mine(ctx, dev).record(low),
+        PEER => {
+            let (log, slot) = message_peer::PeerLog::found(ctx, dev, low);
+            log.record(slot)
+        }
         _ => ctx.envelope(low),
     }
 }

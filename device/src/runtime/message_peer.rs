@@ -4,8 +4,10 @@
 //! carries it (`abi::peer_log` says where the logs are).
 //!
 //! A message of up to [`PEER_EAGER`] bytes takes [`peer_span`] consecutive
-//! records, reserved with one system-scope compare-and-swap; the sender's
-//! block copies the payload, then its leader publishes the header with a
+//! records of the receiver's peer log from the sender's process, reserved
+//! with a compare-and-swap on a counter in the sender's own GPU (the senders
+//! of one process share the log); the sender's block copies the payload
+//! over the mapping, then its leader publishes the header with a
 //! system-scope release. A longer message, or one that finds the log full
 //! for a while, goes through the hosts (into the receiver's inbox); and
 //! then so do all the sender's later messages to mapped GPUs until the
@@ -14,15 +16,15 @@
 //! receiver are all in its peer log or all older than those in it: a
 //! receive that searches the peer log before the inbox keeps MPI's order.
 
-use super::message_logs::{Found, Wanted, DCUDA_MESSAGE_STATE, HOST_SENT, PEER, PEER_TAIL};
+use super::message_logs::{Found, Wanted, DCUDA_MESSAGE_STATE, HOST_SENT, PEER};
 use super::message_send::{Credit, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
 use super::route::{process_index, Place};
 use super::Runtime;
 use crate::abi::{
-    counter_index, peer_log_at, peer_span, MessageRecord, Peer, RankContext, Route, EAGER,
-    HOST_MESSAGE_TAG, PEER_EAGER, PEER_LOG,
+    counter_index, peer_span, MessageRecord, Peer, PeerLogs, RankContext, Route, EAGER,
+    HOST_MESSAGE_TAG, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX,
 };
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
@@ -33,34 +35,51 @@ use crate::memory::{DeviceCopy, DeviceSlice};
 /// room within a few of them.
 const ROOM_POLLS: u32 = 64;
 
-/// A rank's peer log.
+// This rank's tail (retired count) of each of its peer logs.
+crate::shared_array!(static DCUDA_PEER_TAILS: [u32; PEER_LOGS_MAX as usize]);
+
+/// Bits of a found word's low part that name the record (the rest name
+/// the peer log).
+const SLOT_BITS: u32 = PEER_LOG.trailing_zeros();
+const _: () = assert!(PEER_LOG.is_power_of_two() && PEER_LOGS_MAX < 1 << (29 - SLOT_BITS));
+
+/// One peer log of a rank.
 pub(super) struct PeerLog {
     records: *mut MessageRecord,
-    reserved: *mut u32,
     retired: *mut u32,
 }
 
 impl PeerLog {
-    /// This device's rank `dev`'s peer log.
+    /// Peer log `log` of this device's rank `dev`.
     #[inline(always)]
-    pub fn mine(ctx: &RankContext, dev: u32) -> PeerLog {
-        let (records, reserved, retired) = peer_log_at(ctx.local_notifications, ctx.ranks, dev);
-        PeerLog {
-            records,
-            reserved,
-            retired,
-        }
+    pub fn mine(ctx: &RankContext, dev: u32, log: u32) -> PeerLog {
+        let logs = PeerLogs {
+            ranks: ctx.ranks,
+            logs: ctx.peer_logs,
+        };
+        let (records, retired) = logs.log_at(ctx.local_notifications, dev, log);
+        PeerLog { records, retired }
     }
 
-    /// The peer log of rank `dev` of the mapped process `peer`.
+    /// Peer log `log` of rank `dev` of the mapped process `peer` (of this
+    /// node: its ranks have as many peer logs as this process's).
     #[inline(always)]
-    fn of(peer: &Peer, dev: u32) -> PeerLog {
-        let (records, reserved, retired) = peer_log_at(peer.notifications, peer.ranks, dev);
-        PeerLog {
-            records,
-            reserved,
-            retired,
-        }
+    fn of(ctx: &RankContext, peer: &Peer, dev: u32, log: u32) -> PeerLog {
+        let logs = PeerLogs {
+            ranks: peer.ranks,
+            logs: ctx.peer_logs,
+        };
+        let (records, retired) = logs.log_at(peer.notifications, dev, log);
+        PeerLog { records, retired }
+    }
+
+    /// The record a found word's low bits name, and its log.
+    #[inline(always)]
+    pub fn found(ctx: &RankContext, dev: u32, low: u32) -> (PeerLog, u32) {
+        (
+            Self::mine(ctx, dev, low >> SLOT_BITS),
+            low & (PEER_LOG as u32 - 1),
+        )
     }
 
     #[inline(always)]
@@ -89,11 +108,15 @@ impl PeerLog {
     }
 }
 
-/// This rank's peer log tail, for its message state (leader thread).
+/// Loads this rank's peer log tails (leader thread, first message call).
 #[inline(always)]
-pub(super) fn start_tail(ctx: &RankContext, dev: u32) -> u32 {
-    // SAFETY: this rank's own counter; only its leader writes it.
-    unsafe { arch::load_relaxed(PeerLog::mine(ctx, dev).retired, Scope::System) }
+pub(super) fn start_tails(ctx: &RankContext, dev: u32) {
+    for log in 0..ctx.peer_logs {
+        // SAFETY: this rank's own counter; only its leader writes it.
+        let tail =
+            unsafe { arch::load_relaxed(PeerLog::mine(ctx, dev, log).retired, Scope::System) };
+        DCUDA_PEER_TAILS.set(log as usize, tail);
+    }
 }
 
 /// Whether every message this rank sent to mapped GPUs through the hosts
@@ -122,21 +145,30 @@ pub(super) fn sent_through_hosts() {
     DCUDA_MESSAGE_STATE.set(HOST_SENT, sent + 1);
 }
 
-/// The oldest published, unreceived message of device rank `dev`'s peer
-/// log that `w` accepts (leader thread); `Err` carries how many records
-/// are in use. The search stops at a record reserved but not yet
-/// published (its sender is writing it, and what follows may be its
-/// payload); on the way it retires the received messages at the tail.
+/// The oldest published, unreceived message that `w` accepts in one of
+/// device rank `dev`'s peer logs (leader thread). A search of a log stops
+/// at a record not yet published (its sender is writing it, and what
+/// follows may be its payload); on the way it retires the received
+/// messages at the log's tail.
 #[inline(always)]
 pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted) -> Result<Found, u32> {
-    let log = PeerLog::mine(ctx, dev);
-    let from = DCUDA_MESSAGE_STATE.get(PEER_TAIL);
-    // SAFETY: this rank's own peer log; records are read once their
-    // sequence word is acquired.
+    for log in 0..ctx.peer_logs {
+        if let Some(found) = search(&PeerLog::mine(ctx, dev, log), log, w) {
+            return Ok(found);
+        }
+    }
+    Err(0)
+}
+
+/// [`find`] in peer log `index`.
+#[inline(always)]
+fn search(log: &PeerLog, index: u32, w: &Wanted) -> Option<Found> {
+    let from = DCUDA_PEER_TAILS.get(index as usize);
+    let (mut pos, mut tail, mut found) = (from, from, None);
+    // SAFETY: this rank's own peer log; a record is read once its sequence
+    // word is acquired.
     unsafe {
-        let end = arch::load_acquire(log.reserved, Scope::System);
-        let (mut pos, mut tail, mut found) = (from, from, None);
-        while pos != end {
+        while pos.wrapping_sub(from) < PEER_LOG as u32 {
             let r = log.record(pos);
             if arch::load_acquire(&raw const (*r).seq, Scope::System) != pos.wrapping_add(1) {
                 break;
@@ -149,29 +181,31 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted) -> Result<Found, u32
                 continue;
             }
             if let (true, bytes, small) = w.accepts(r) {
-                let word = PEER | (pos.wrapping_sub(span) % PEER_LOG as u32);
+                let slot = pos.wrapping_sub(span) % PEER_LOG as u32;
+                let word = PEER | index << SLOT_BITS | slot;
                 found = Some(Found { word, bytes, small });
                 break;
             }
         }
         if tail != from {
             arch::store_release(log.retired, tail, Scope::System);
-            DCUDA_MESSAGE_STATE.set(PEER_TAIL, tail);
+            DCUDA_PEER_TAILS.set(index as usize, tail);
         }
-        found.ok_or(end.wrapping_sub(tail))
     }
+    found
 }
 
-/// Marks the message at `slot` of this rank's peer log received (leader);
+/// Marks the message a found word's low bits name received (leader);
 /// the next search retires it.
 #[inline(always)]
-pub(super) fn consume(ctx: &RankContext, dev: u32, slot: u32) {
+pub(super) fn consume(ctx: &RankContext, dev: u32, low: u32) {
+    let (log, slot) = PeerLog::found(ctx, dev, low);
     // SAFETY: a published record of this rank's own peer log.
-    unsafe { (*PeerLog::mine(ctx, dev).record(slot)).consumed = 1 };
+    unsafe { (*log.record(slot)).consumed = 1 };
 }
 
-/// Copies the `bytes` (past [`EAGER`]) of the message at `slot` of this
-/// rank's peer log to `dst` (every thread).
+/// Copies the `bytes` (past [`EAGER`]) of the message a found word's low
+/// bits name to `dst` (every thread).
 ///
 /// # Safety
 /// The message is published and unreceived; `dst` holds `bytes` bytes.
@@ -180,11 +214,12 @@ pub(super) unsafe fn copy_out(
     block: &Block,
     ctx: &RankContext,
     dev: u32,
-    slot: u32,
+    low: u32,
     dst: *mut u8,
     bytes: usize,
 ) {
-    for (at, offset, len) in PeerLog::mine(ctx, dev).pieces(slot, bytes) {
+    let (log, slot) = PeerLog::found(ctx, dev, low);
+    for (at, offset, len) in log.pieces(slot, bytes) {
         if len > 0 {
             // SAFETY: as the caller promises; the pieces are the message's.
             unsafe { block.copy(dst.wrapping_add(offset), at, len) };
@@ -215,12 +250,19 @@ impl Runtime {
         let (ctx, me, span) = (*self.ctx(), block.id(), peer_span(bytes));
         // SAFETY: `place` is a rank of a process in the peer table.
         let peer = unsafe { *ctx.peer(process_index(&ctx, place.world)) };
-        let log = PeerLog::of(&peer, place.dev);
+        let logs = PeerLogs {
+            ranks: peer.ranks,
+            logs: ctx.peer_logs,
+        };
+        let Some(index) = logs.log_index(ctx.node_index, peer.node_index) else {
+            return false;
+        };
+        let log = PeerLog::of(&ctx, &peer, place.dev, index);
+        let reserved = (ctx.peer_reserved as *mut u32).wrapping_add(place.world as usize);
         let credit = Credit {
-            reserved: log.reserved,
-            retired: log.retired,
+            reserved: (reserved, Scope::Gpu),
+            retired: (log.retired, Scope::System),
             capacity: PEER_LOG as u32,
-            scope: Scope::System,
             key: (place.world + 1) | 1 << 31,
         };
         let setup = self.counters.first_use();

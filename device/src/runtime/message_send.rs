@@ -53,15 +53,14 @@ impl Header {
     }
 }
 
-/// A log a sender reserves records in: its counters, its capacity, the
-/// scope they are shared at, and the key of the sender's cached view of
-/// it (device rank + 1 for a log of this device, world rank + 1 with the
-/// top bit set for a peer log).
+/// A log a sender reserves records in: its counters and the scopes they
+/// are shared at, its capacity, and the key of the sender's cached view
+/// of it (device rank + 1 for a log of this device, world rank + 1 with
+/// the top bit set for a peer log).
 pub(super) struct Credit {
-    pub reserved: *mut u32,
-    pub retired: *mut u32,
+    pub reserved: (*mut u32, Scope),
+    pub retired: (*mut u32, Scope),
     pub capacity: u32,
-    pub scope: Scope,
     pub key: u32,
 }
 
@@ -71,10 +70,9 @@ pub(super) struct Credit {
 pub(super) fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
     let log = Log::of(ctx, dev, false);
     let credit = Credit {
-        reserved: log.reserved,
-        retired: log.retired,
+        reserved: (log.reserved, Scope::Gpu),
+        retired: (log.retired, Scope::Gpu),
         capacity: MSG_LOG as u32,
-        scope: Scope::Gpu,
         key: dev + 1,
     };
     credit.reserve(1)
@@ -89,6 +87,7 @@ impl Credit {
     #[inline(always)]
     pub(super) fn reserve(&self, span: u32) -> Option<u32> {
         let cached = DCUDA_MESSAGE_STATE.get(CREDIT_KEY) == self.key;
+        let ((reserved, at), (retired_at, scope)) = (self.reserved, self.retired);
         // SAFETY: the receiver's counters.
         unsafe {
             let (mut pos, mut retired) = if cached {
@@ -98,25 +97,19 @@ impl Credit {
                 )
             } else {
                 (
-                    arch::load_relaxed(self.reserved, self.scope),
-                    arch::load_acquire(self.retired, self.scope),
+                    arch::load_relaxed(reserved, at),
+                    arch::load_acquire(retired_at, scope),
                 )
             };
             loop {
                 if pos.wrapping_add(span).wrapping_sub(retired) > self.capacity {
-                    retired = arch::load_acquire(self.retired, self.scope);
+                    retired = arch::load_acquire(retired_at, scope);
                     if pos.wrapping_add(span).wrapping_sub(retired) > self.capacity {
                         return None;
                     }
                 }
                 let next = pos.wrapping_add(span);
-                let seen = arch::compare_exchange(
-                    self.reserved,
-                    pos,
-                    next,
-                    arch::Ordering::Relaxed,
-                    self.scope,
-                );
+                let seen = arch::compare_exchange(reserved, pos, next, arch::Ordering::Relaxed, at);
                 if seen == pos {
                     DCUDA_MESSAGE_STATE.set(CREDIT_KEY, self.key);
                     DCUDA_MESSAGE_STATE.set(CREDIT_POS, next);
@@ -125,7 +118,7 @@ impl Credit {
                 }
                 // Another sender came first: its position, and a fresh count.
                 pos = seen;
-                retired = arch::load_acquire(self.retired, self.scope);
+                retired = arch::load_acquire(retired_at, scope);
             }
         }
     }

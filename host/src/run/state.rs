@@ -10,8 +10,8 @@ use crate::runtime::Runtime;
 use crate::world::{InboxMemory, RunMemory, World};
 use dcuda_device::abi::ring::ll_word;
 use dcuda_device::abi::{
-    peer_logs_end, ErrorRecord, MatchRecord, MessageRecord, Peer, RankContext, Reply, RingEntry,
-    Route, WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, TAGS,
+    ErrorRecord, MatchRecord, MessageRecord, Peer, PeerLogs, RankContext, Reply, RingEntry, Route,
+    WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -46,6 +46,8 @@ pub(crate) struct RunState {
     ),
     _inbox: (MappedBuffer<u8>, MappedBuffer<u32>, MappedBuffer<u8>),
     _comms: CommMemory,
+    /// The senders' reserved counts of the peer logs (several processes).
+    _peer_reserved: Option<DeviceBuffer<u32>>,
     _leader_barrier: DeviceBuffer<u32>,
     pub context: DeviceBuffer<u8>,
     pub args: DeviceBuffer<u8>,
@@ -84,8 +86,22 @@ impl RunState {
         // `peer_log_at`): a peer that maps one reaches all. Staging and peer
         // logs carry data between processes only, so a run of one leaves
         // them out.
+        let node_index = |p: usize| -> u32 {
+            rt.job().map_or(0, |job| {
+                let nodes = &job.nodes;
+                nodes[..p].iter().filter(|&&n| n == nodes[p]).count() as u32
+            })
+        };
+        let peer_logs = rt.job().map_or(0, |job| {
+            let me = job.nodes[job.process() as usize];
+            PeerLogs::logs_for(job.nodes.iter().filter(|&&n| n == me).count() as u32)
+        });
         let words = if rt.job().is_some() {
-            peer_logs_end(ranks) as usize / 4
+            let logs = PeerLogs {
+                ranks,
+                logs: peer_logs,
+            };
+            logs.end() as usize / 4
         } else {
             counters + n * MAILBOX_WORDS * 2
         };
@@ -142,6 +158,8 @@ impl RunState {
                 ranks,
                 route: Route::Local as u32,
                 node: 0,
+                node_index: 0,
+                _pad: 0,
                 notifications: local.addr(),
             }],
             Some(w) => {
@@ -154,6 +172,8 @@ impl RunState {
                         ranks: w.firsts[p + 1] - w.firsts[p],
                         route: route as u32,
                         node: w.job.nodes[p],
+                        node_index: node_index(p),
+                        _pad: 0,
                         notifications: match route {
                             Route::Local => local.addr(),
                             Route::Direct => w.peer_counters[p],
@@ -193,6 +213,10 @@ impl RunState {
             None => vec![0, ranks],
         };
         let comms = CommMemory::new(rt, ranks, world_first, &firsts)?;
+        let peer_reserved = match &world {
+            Some(_) => Some(rt.alloc::<u32>(world_size as usize)?),
+            None => None,
+        };
         let addrs = comms.addrs();
         if let Some(w) = &mut world {
             w.attach_comms(addrs.tables, addrs.exchange);
@@ -240,6 +264,9 @@ impl RunState {
             trace_capacity: trace.as_ref().map_or(0, |t| t.capacity),
             _trace_pad: 0,
             trace_clock: trace.as_ref().map_or(0, |t| t.clock.device_ptr() as u64),
+            peer_reserved: peer_reserved.as_ref().map_or(0, |b| b.addr()),
+            peer_logs,
+            node_index: rt.job().map_or(0, |job| node_index(job.process() as usize)),
         };
         let context_buffer = upload_bytes(rt, bytemuck::bytes_of(&context))?;
         // SAFETY: `A` is plain data (RankArgs: Copy), copied bit for bit to
@@ -257,6 +284,7 @@ impl RunState {
             + envelopes.len()
             + message_lists.len() * 8
             + comms.bytes()
+            + peer_reserved.as_ref().map_or(0, |b| b.len() * 4)
             + trace
                 .as_ref()
                 .map_or(0, |t| t.spans.len() + t.counts.len() * 4);
@@ -291,6 +319,7 @@ impl RunState {
             _messages: (messages, message_counters, envelopes, message_lists),
             _inbox: (inbox, inbox_counters, wants),
             _comms: comms,
+            _peer_reserved: peer_reserved,
             _leader_barrier: leader_barrier,
             context: context_buffer,
             args: args_buffer,
@@ -332,5 +361,59 @@ impl RunState {
             let word = ll_word(seq, value);
             AtomicU64::from_ptr(&raw mut (*slot).word).store(word, Ordering::Release);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dcuda_device::abi::{
+        stage_offset, MessageRecord, PeerLogs, PEER_LOG, PEER_LOGS_MAX, STAGE_HALF,
+    };
+
+    #[test]
+    fn every_other_process_of_a_node_writes_its_own_peer_log() {
+        for node in 2..=PEER_LOGS_MAX + 3 {
+            let logs = PeerLogs {
+                ranks: 3,
+                logs: PeerLogs::logs_for(node),
+            };
+            assert_eq!(logs.logs, (node - 1).min(PEER_LOGS_MAX));
+            for receiver in 0..node {
+                let mut seen = vec![0; logs.logs as usize];
+                for sender in (0..node).filter(|&s| s != receiver) {
+                    if let Some(log) = logs.log_index(sender, receiver) {
+                        seen[log as usize] += 1;
+                    }
+                }
+                // Each log has one writer; a sender without one goes through the hosts.
+                assert!(
+                    seen.iter().all(|&n| n == 1),
+                    "node of {node}, receiver {receiver}: {seen:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn peer_logs_follow_the_staging_areas_aligned_and_apart() {
+        let logs = PeerLogs { ranks: 5, logs: 3 };
+        let base = 1u64 << 20;
+        let staging_end = base + stage_offset(5) + 5 * 2 * STAGE_HALF as u64;
+        let record = std::mem::size_of::<MessageRecord>() as u64;
+        let mut ranges = Vec::new();
+        for dev in 0..5 {
+            for log in 0..3 {
+                let (records, retired) = logs.log_at(base, dev, log);
+                assert!(retired as u64 >= staging_end);
+                assert_eq!(records as u64 % record, 0);
+                ranges.push((records as u64, records as u64 + PEER_LOG as u64 * record));
+                ranges.push((retired as u64, retired as u64 + 4));
+            }
+        }
+        ranges.sort_unstable();
+        for pair in ranges.windows(2) {
+            assert!(pair[0].1 <= pair[1].0, "overlap: {pair:?}");
+        }
+        assert_eq!(ranges.last().unwrap().1, base + logs.end());
     }
 }
