@@ -180,6 +180,14 @@ if want messages; then
   step "bench_messages one GPU" bench/bench_messages --out "$res/bench/messages-one-gpu"
 fi
 
+# 4c. Where a large allreduce's time goes: 16 MiB over rails of 8 to 132
+# ranks per GPU (opt-in, "allreduce-ranks").
+if want allreduce-ranks; then
+  for r in 8 33 66 132; do
+    step "allreduce 16 MiB, $r ranks" env ALLREDUCE_RANKS=$r ALLREDUCE_BYTES=16777216 mpi 2 bench/bench_world_allreduce --quick --out /tmp/ar-$r
+  done
+fi
+
 # 5. The other applications on 1 and 2 GPUs: strong scaling (same grid)
 # and weak scaling (the split dimension doubled).
 if want apps; then

@@ -14,7 +14,9 @@
 //! ```
 //!
 //! The first writes `DIR/allreduce-dcuda.csv` (`bytes,batch,ns`, ns per
-//! allreduce) and prints the byte counts to give the baseline.
+//! allreduce) and prints the byte counts to give the baseline. For
+//! experiments, `ALLREDUCE_RANKS` sets the ranks per GPU (at most 132) and
+//! `ALLREDUCE_BYTES` one size instead of the list.
 
 use dcuda::{RunConfig, Runtime};
 use dcuda_bench::stats::stats;
@@ -36,12 +38,20 @@ fn measure(quick: bool, out_dir: &Path) -> Result<()> {
     let job = rt.job().ok_or("run under mpirun")?;
     let processes = job.processes() as f64;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
-    let ranks = module.max_ranks(&RAIL_ALLREDUCE, THREADS)?.min(RANKS);
+    let env = |name: &str| -> Result<Option<usize>> {
+        match std::env::var(name) {
+            Ok(v) => Ok(Some(v.parse().map_err(|e| format!("{name}={v}: {e}"))?)),
+            Err(_) => Ok(None),
+        }
+    };
+    let most = module.max_ranks(&RAIL_ALLREDUCE, THREADS)?.min(RANKS);
+    let ranks = env("ALLREDUCE_RANKS")?.map_or(most, |r| (r as u32).clamp(1, most));
     let (batches, iters) = if quick { (5, 2) } else { (20, 5) };
-    let sizes: &[usize] = if quick {
-        &[1 << 20]
-    } else {
-        &[1 << 20, 4 << 20, 16 << 20, 64 << 20]
+    let one = env("ALLREDUCE_BYTES")?.map(|b| vec![b]);
+    let sizes: &[usize] = match &one {
+        Some(b) => b,
+        None if quick => &[1 << 20],
+        None => &[1 << 20, 4 << 20, 16 << 20, 64 << 20],
     };
     let mut csv = String::from("bytes,batch,ns\n");
     let mut all_bytes = Vec::new();

@@ -29,6 +29,8 @@ use core::mem::size_of;
 const ELEMENT_SHIFT: u32 = 48;
 /// The longest slice a collective takes, in elements.
 const LENGTH: u64 = (1 << ELEMENT_SHIFT) - 1;
+/// Elements a thread reduces at once over the ranks' buffers.
+const TILE: usize = 8;
 
 impl Runtime {
     /// `dst[i]` on every rank of `comm` becomes every rank's `src[i]`
@@ -66,33 +68,63 @@ impl Runtime {
             Sum,
         );
         let spans = self.spans_processes(comm);
+        if spans && comm.rec.local == 1 {
+            // This rank is the communicator's only one here (a rail, one
+            // rank per GPU): its own source is this GPU's whole share.
+            if src.as_ptr() != dst.as_ptr() {
+                // SAFETY: both slices hold n elements (checked above).
+                unsafe {
+                    block.copy(
+                        dst.as_mut_ptr() as *mut u8,
+                        src.as_ptr() as _,
+                        n * size_of::<T>(),
+                    )
+                };
+            }
+            self.local_barrier(block, comm, call);
+            self.check_length_between_processes(block, comm, call, n);
+            self.leaders_allreduce_into::<T, O>(block, comm, call, dst.as_mut_ptr(), n);
+            self.local_barrier(block, comm, call);
+            return self.local_barrier(block, comm, call);
+        }
         let lead = comm.rec.lead as usize;
         let chunk = n.div_ceil(comm.rec.local.max(1) as usize);
         let start = (place as usize * chunk).min(n);
         let end = (start + chunk).min(n);
         block.each_thread(|t| {
-            let mut i = start + t.index() as usize;
-            while i < end {
-                let mut acc = O::identity();
+            // TILE elements of this thread at a time: the ranks' buffers
+            // are looked up once per tile, not once per element.
+            let mut at = start + t.index() as usize;
+            while at < end {
+                let tile = |k: usize| Some(at + k * threads as usize).filter(|&i| i < end);
+                let mut acc = [O::identity(); TILE];
                 self.each_local(comm, 0, 1, |_, dev| {
-                    // SAFETY: the source of n elements of a rank here,
-                    // published before the barrier and unchanged until the
-                    // barrier below.
-                    acc = O::combine(acc, unsafe {
-                        (word(slots, dev as usize, 0) as *const T).add(i).read()
-                    });
+                    let src = word(slots, dev as usize, 0) as *const T;
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        if let Some(i) = tile(k) {
+                            // SAFETY: the source of n elements of a rank
+                            // here, published before the barrier and
+                            // unchanged until the barrier below.
+                            *a = O::combine(*a, unsafe { src.add(i).read() });
+                        }
+                    }
                 });
-                // SAFETY: a destination of a rank here; element i is this
-                // rank's alone to write.
-                let put = |dev: u32| unsafe {
-                    (word(slots, dev as usize, 1) as *mut T).add(i).write(acc)
+                let put = |dev: u32| {
+                    let dst = word(slots, dev as usize, 1) as *mut T;
+                    for (k, a) in acc.iter().enumerate() {
+                        if let Some(i) = tile(k) {
+                            // SAFETY: a destination of a rank here; element
+                            // i is this rank's alone to write.
+                            unsafe { dst.add(i).write(*a) };
+                        }
+                    }
                 };
                 if spans {
                     put(lead as u32);
                 } else {
                     self.each_local(comm, 0, 1, |_, dev| put(dev));
                 }
-                i += threads as usize;
+                at += TILE * threads as usize;
             }
         });
         if spans {
@@ -105,18 +137,31 @@ impl Runtime {
             self.local_barrier(block, comm, call);
             let result = word(slots, lead, 1) as *const T;
             block.each_thread(|t| {
-                let mut i = start + t.index() as usize;
-                while i < end {
-                    // SAFETY: the representative's result, complete after
-                    // the barrier; element i of the other destinations is
-                    // this rank's alone to write.
-                    let v = unsafe { result.add(i).read() };
+                let mut at = start + t.index() as usize;
+                while at < end {
+                    let tile = |k: usize| Some(at + k * threads as usize).filter(|&i| i < end);
+                    let mut v = [O::identity(); TILE];
+                    for (k, v) in v.iter_mut().enumerate() {
+                        if let Some(i) = tile(k) {
+                            // SAFETY: the representative's result, complete
+                            // after the barrier.
+                            *v = unsafe { result.add(i).read() };
+                        }
+                    }
                     self.each_local(comm, 0, 1, |_, dev| {
-                        if dev as usize != lead {
-                            unsafe { (word(slots, dev as usize, 1) as *mut T).add(i).write(v) };
+                        if dev as usize == lead {
+                            return;
+                        }
+                        let dst = word(slots, dev as usize, 1) as *mut T;
+                        for (k, v) in v.iter().enumerate() {
+                            if let Some(i) = tile(k) {
+                                // SAFETY: element i of the other
+                                // destinations is this rank's alone to write.
+                                unsafe { dst.add(i).write(*v) };
+                            }
                         }
                     });
-                    i += threads as usize;
+                    at += TILE * threads as usize;
                 }
             });
         }
