@@ -66,7 +66,7 @@ pub const VECTOR_TAGS: u32 = COLLECTIVE_TAGS + (MAX_COMMS * 2 * MAILBOX_STEPS) a
 const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
 /// Bytes of each half of a rank's staging area, where another process's
 /// representative writes the pieces of a vector exchange.
-pub const STAGE_HALF: usize = 16 * 1024;
+pub const STAGE_HALF: usize = 64 * 1024;
 /// [`Transfer::window`] of a write to the target's staging area.
 pub const STAGE_WINDOW: u32 = u32::MAX - 2;
 /// The reserved tag a receiver notifies a sender with once it has copied a
