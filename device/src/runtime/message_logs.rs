@@ -105,10 +105,6 @@ pub(super) struct Wanted {
     pub context: u32,
     pub source: Source,
     pub tag: Option<u32>,
-    /// Where the source is: `Some(true)` on this device, `Some(false)` in
-    /// another process, `None` for any source. A search skips the stores
-    /// that cannot hold its messages.
-    pub here: Option<bool>,
 }
 
 impl Wanted {
@@ -333,9 +329,6 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
 /// sender's order holds. `post`: the receive waits, and may post its want.
 #[inline(always)]
 pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<Found, u32> {
-    if w.here == Some(false) {
-        return find_elsewhere(ctx, dev, w, post);
-    }
     let log = Log::of(ctx, dev, false);
     let from = DCUDA_MESSAGE_STATE.get(TAIL);
     let (pushed, mut envelopes) = list_heads(ctx, dev);
@@ -367,7 +360,7 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
     if let Some(found) = find_envelope(envelopes, w) {
         return Ok(found);
     }
-    if ctx.processes == 1 || w.here == Some(true) {
+    if ctx.processes == 1 {
         return Err(here);
     }
     find_elsewhere(ctx, dev, w, post)

@@ -211,18 +211,10 @@ impl Runtime {
         if let Some(t) = tag {
             self.check_user_tag(block, call, t);
         }
-        let ctx = self.ctx();
-        let here = match source {
-            Source::Rank(s) => {
-                Some(self.world_rank(comm, s).wrapping_sub(ctx.world_first) < ctx.ranks)
-            }
-            Source::Any => None,
-        };
         Wanted {
             context: comm.context(),
             source,
             tag,
-            here,
         }
     }
 
