@@ -23,8 +23,8 @@ use super::notify::{init_consumed, try_consume};
 use super::route::{process_index, Place};
 use super::Runtime;
 use crate::abi::{
-    counter_index, peer_span, MessageRecord, Peer, PeerLogs, RankContext, Route, EAGER,
-    HOST_MESSAGE_TAG, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX,
+    counter_index, peer_span, MessageRecord, PeerLogs, RankContext, Route, EAGER, HOST_MESSAGE_TAG,
+    PEER_EAGER, PEER_LOG, PEER_LOGS_MAX,
 };
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
@@ -50,27 +50,23 @@ pub(super) struct PeerLog {
 }
 
 impl PeerLog {
-    /// Peer log `log` of this device's rank `dev`.
+    /// Peer log `log` of rank `dev` of a process with `ranks` ranks whose
+    /// allocation is at `base` (on this node: its ranks have as many peer
+    /// logs as this process's).
     #[inline(always)]
-    pub fn mine(ctx: &RankContext, dev: u32, log: u32) -> PeerLog {
+    fn at(ctx: &RankContext, (base, ranks): (u64, u32), dev: u32, log: u32) -> PeerLog {
         let logs = PeerLogs {
-            ranks: ctx.ranks,
+            ranks,
             logs: ctx.peer_logs,
         };
-        let (records, retired) = logs.log_at(ctx.local_notifications, dev, log);
+        let (records, retired) = logs.log_at(base, dev, log);
         PeerLog { records, retired }
     }
 
-    /// Peer log `log` of rank `dev` of the mapped process `peer` (of this
-    /// node: its ranks have as many peer logs as this process's).
+    /// Peer log `log` of this device's rank `dev`.
     #[inline(always)]
-    fn of(ctx: &RankContext, peer: &Peer, dev: u32, log: u32) -> PeerLog {
-        let logs = PeerLogs {
-            ranks: peer.ranks,
-            logs: ctx.peer_logs,
-        };
-        let (records, retired) = logs.log_at(peer.notifications, dev, log);
-        PeerLog { records, retired }
+    pub fn mine(ctx: &RankContext, dev: u32, log: u32) -> PeerLog {
+        Self::at(ctx, (ctx.local_notifications, ctx.ranks), dev, log)
     }
 
     /// The record a found word's low bits name, and its log.
@@ -257,7 +253,7 @@ impl Runtime {
         let Some(index) = logs.log_index(ctx.node_index, peer.node_index) else {
             return false;
         };
-        let log = PeerLog::of(&ctx, &peer, place.dev, index);
+        let log = PeerLog::at(&ctx, (peer.notifications, peer.ranks), place.dev, index);
         let reserved = (ctx.peer_reserved as *mut u32).wrapping_add(place.world as usize);
         let credit = Credit {
             reserved: (reserved, Scope::Gpu),
