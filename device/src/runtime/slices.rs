@@ -30,7 +30,7 @@ const ELEMENT_SHIFT: u32 = 48;
 /// The longest slice a collective takes, in elements.
 const LENGTH: u64 = (1 << ELEMENT_SHIFT) - 1;
 /// Elements a thread reduces at once over the ranks' buffers.
-const TILE: usize = 8;
+pub(super) const TILE: usize = 8;
 
 impl Runtime {
     /// `dst[i]` on every rank of `comm` becomes every rank's `src[i]`
