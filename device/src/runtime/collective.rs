@@ -15,7 +15,9 @@
 //! each device first combines its own ranks' values as above; the device
 //! leaders then combine the devices' results ([`leaders`](super::leaders)),
 //! and the leader (the communicator's lowest rank here) hands the result
-//! to its ranks through its record, after one more barrier. A broadcast is
+//! to its ranks through its record, after one more barrier; a rank alone on
+//! its device in the communicator skips both barriers and the records, and
+//! only takes part in the leaders' exchange. A broadcast is
 //! an or of words that are zero except at the root, so it takes the same
 //! path.
 
@@ -44,6 +46,9 @@ impl Runtime {
         _op: O,
     ) -> T {
         let call = Call::Allreduce;
+        if self.alone_here(block, comm, call) {
+            return self.leaders_allreduce::<T, O>(block, comm, call, value);
+        }
         let slots = self.meet(block, comm, call, [value.to_word(), 0, 0]);
         let threads = block.threads();
         // Thread t folds the ranks here t, t + threads, ... in order; the
@@ -93,6 +98,15 @@ impl Runtime {
             let values = [root as u64, comm.size() as u64, 0, 0];
             self.fail(block, Call::Bcast, Fault::RankOutOfRange, values);
         }
+        if self.alone_here(block, comm, Call::Bcast) {
+            let mine = if comm.rank() == root {
+                value.to_word()
+            } else {
+                0
+            };
+            let word = self.leaders_allreduce::<u64, BitOr>(block, comm, Call::Bcast, mine);
+            return T::from_word(word);
+        }
         let slots = self.meet(block, comm, Call::Bcast, [value.to_word(), 0, 0]);
         let ctx = self.ctx();
         let dev = self.world_rank(comm, root).wrapping_sub(ctx.world_first);
@@ -123,11 +137,7 @@ impl Runtime {
         call: Call,
         words: [u64; 3],
     ) -> *mut u64 {
-        self.check_comm(block, call, comm);
-        if comm.rec.reps > MAX_SPANNED {
-            let values = [comm.rec.reps as u64, MAX_SPANNED as u64, 0, 0];
-            self.fail(block, call, Fault::TooManyProcesses, values);
-        }
+        self.check_spanned(block, comm, call);
         let parity = (self.collectives.parity >> comm.slot) & 1;
         self.collectives.parity ^= 1 << comm.slot;
         let ctx = self.ctx();
@@ -142,6 +152,30 @@ impl Runtime {
         });
         self.local_barrier(block, comm, call);
         slots
+    }
+
+    /// Checks `comm`, and that it spans no more processes than a
+    /// collective takes.
+    #[inline(always)]
+    fn check_spanned(&mut self, block: &mut Block, comm: Comm, call: Call) {
+        self.check_comm(block, call, comm);
+        if comm.rec.reps > MAX_SPANNED {
+            let values = [comm.rec.reps as u64, MAX_SPANNED as u64, 0, 0];
+            self.fail(block, call, Fault::TooManyProcesses, values);
+        }
+    }
+
+    /// Whether this rank is `comm`'s only one on this device and `comm`
+    /// spans processes (then checked): such a collective needs no meeting
+    /// on the device, only the leaders' exchange, with this rank's own
+    /// (thread 0's) value.
+    #[inline(always)]
+    fn alone_here(&mut self, block: &mut Block, comm: Comm, call: Call) -> bool {
+        if comm.rec.local != 1 || !self.spans_processes(comm) {
+            return false; // `meet` checks `comm`.
+        }
+        self.check_spanned(block, comm, call);
+        true
     }
 
     /// Calls `f` with the rank and device rank of every rank of `comm` on

@@ -188,11 +188,13 @@ impl Runtime {
                 call,
                 first_send,
             };
-            exchange(&mut leader).unwrap_or(0)
+            exchange(&mut leader).unwrap_or(u64::MAX)
         });
-        // A leader that gave up saw the abort flag, which stays raised.
+        // All ones: the leader gave up (it saw the abort flag, which stays
+        // raised), or a result of all ones; only then is the flag loaded,
+        // off the path of every other call.
         // SAFETY: the flag lives for the run.
-        if unsafe { arch::load_relaxed(ctx.abort(), Scope::Gpu) } != 0 {
+        if word == u64::MAX && unsafe { arch::load_relaxed(ctx.abort(), Scope::Gpu) } != 0 {
             abort_exit()
         }
         word

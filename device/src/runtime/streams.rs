@@ -24,11 +24,11 @@
 use super::comm::{world_rank, Comm, CommKind};
 use super::notify::{init_consumed, try_consume};
 use super::route::{process_index, Place};
+use super::slices::TILE;
 use super::Runtime;
 use crate::abi::{
     Call, Op, Peer, RankContext, Route, Transfer, NO_TAG, STAGE_HALF, STAGE_WINDOW, VECTOR_TAGS,
 };
-use super::slices::TILE;
 use crate::block::{Block, ReduceOp, Reducible};
 
 /// No process: a walk of one pass, with rank 0.
@@ -212,7 +212,15 @@ impl<T: Reducible, O: ReduceOp<T>> Apply for CombineIn<T, O> {
         let step = block.threads() as usize;
         block.each_thread(|t| {
             // SAFETY: as the caller promised.
-            unsafe { combine_tiles::<T, O>(dst, src, count, (t.index() as usize, step), self.theirs_first) }
+            unsafe {
+                combine_tiles::<T, O>(
+                    dst,
+                    src,
+                    count,
+                    (t.index() as usize, step),
+                    self.theirs_first,
+                )
+            }
         });
     }
 }

@@ -100,11 +100,17 @@ impl Runtime {
     /// Waits until `ranks` ranks of this device have arrived at `word`.
     #[inline(always)]
     fn counted_barrier(&mut self, block: &mut Block, call: Call, word: *mut u32, ranks: u32) {
-        block.sync(); // Every thread's writes precede the leader's arrival.
-                      // One word: the low 31 bits count arrivals, the top bit flips when
-                      // all have arrived (as cooperative groups' grid barrier does). The
-                      // arrival's atomic returns the phase to wait out, so no separate
-                      // load of a generation precedes it.
+        // Every thread's writes precede the leader's arrival.
+        block.sync();
+        if ranks == 1 {
+            // This rank alone: the block's barrier is the barrier, and the
+            // two atomics in device memory are saved.
+            return;
+        }
+        // One word: the low 31 bits count arrivals, the top bit flips when
+        // all have arrived (as cooperative groups' grid barrier does). The
+        // arrival's atomic returns the phase to wait out, so no separate
+        // load of a generation precedes it.
         let mut phase: Option<u32> = None;
         self.wait_until(block, call, [ranks, 0, 0], || {
             // SAFETY: the barrier word lives for the whole run.
