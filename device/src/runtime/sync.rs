@@ -64,7 +64,8 @@ impl Runtime {
     pub fn local_barrier(&mut self, block: &mut Block, comm: Comm, call: Call) {
         if comm.kind == CommKind::Split {
             let word = self.ctx().comm_barrier(comm.slot, comm.rec.lead);
-            self.counted_barrier(block, call, word, comm.rec.local)
+            let first = block.id() == comm.rec.lead;
+            self.counted_barrier(block, call, (word, comm.rec.local), first)
         } else {
             self.device_barrier_as(block, call)
         }
@@ -94,49 +95,53 @@ impl Runtime {
     pub fn device_barrier_as(&mut self, block: &mut Block, call: Call) {
         let (word, _) = self.ctx().barrier();
         let ranks = self.ctx().ranks;
-        self.counted_barrier(block, call, word, ranks)
+        self.counted_barrier(block, call, (word, ranks), block.id() == 0)
     }
 
-    /// Waits until `ranks` ranks of this device have arrived at `word`.
+    /// Waits until `ranks` ranks of this device have arrived at `word`;
+    /// `first`: this rank is the one that arrives with the big add (one
+    /// rank of the `ranks`, the same one every time).
     #[inline(always)]
-    fn counted_barrier(&mut self, block: &mut Block, call: Call, word: *mut u32, ranks: u32) {
+    fn counted_barrier(
+        &mut self,
+        block: &mut Block,
+        call: Call,
+        (word, ranks): (*mut u32, u32),
+        first: bool,
+    ) {
         // Every thread's writes precede the leader's arrival.
         block.sync();
         if ranks == 1 {
             // This rank alone: the block's barrier is the barrier, and the
-            // two atomics in device memory are saved.
+            // atomics in device memory are saved.
             return;
         }
-        // One word: the low 31 bits count arrivals, the top bit flips when
-        // all have arrived (as cooperative groups' grid barrier does). The
-        // arrival's atomic returns the phase to wait out, so no separate
-        // load of a generation precedes it.
+        // One word, as cooperative groups' grid barrier: one rank adds
+        // FLIP - (ranks - 1), the others 1, so the top bit flips with the
+        // last arrival's own atomic, whichever rank that is, and the count
+        // is back at 0 (no second atomic after it, which cost the last
+        // arrival a round trip to memory before the others could go). The
+        // arrival's atomic returns the phase to wait out.
+        let big = FLIP - (ranks - 1);
         let mut phase: Option<u32> = None;
         self.wait_until(block, call, [ranks, 0, 0], || {
             // SAFETY: the barrier word lives for the whole run.
             unsafe {
-                match phase {
+                let (old, now) = match phase {
                     None => {
-                        let old = arch::fetch_add(word, 1, Ordering::AcqRel, Scope::Gpu);
-                        let arrived = (old & COUNT) + 1;
-                        if arrived == ranks {
-                            // Reset the count and flip the phase in one add.
-                            let flip = FLIP.wrapping_sub(ranks);
-                            arch::add(word, flip, Ordering::Release, Scope::Gpu);
-                            return Ok(0);
-                        }
+                        let add = if first { big } else { 1 };
+                        let old = arch::fetch_add(word, add, Ordering::AcqRel, Scope::Gpu);
                         phase = Some(old & FLIP);
-                        Err(arrived)
+                        (old, old.wrapping_add(add))
                     }
-                    Some(p) => {
-                        let now = arch::load_acquire(word, Scope::Gpu);
-                        if now & FLIP != p {
-                            Ok(0)
-                        } else {
-                            Err(now & COUNT)
-                        }
-                    }
+                    Some(p) => (p, arch::load_acquire(word, Scope::Gpu)),
+                };
+                if now & FLIP != old & FLIP {
+                    return Ok(0);
                 }
+                // The ranks arrived so far, for the watchdog.
+                let count = now & COUNT;
+                Err(if count >= big { count - big + 1 } else { count })
             }
         });
     }

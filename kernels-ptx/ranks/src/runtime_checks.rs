@@ -207,13 +207,13 @@ pub fn host_services(rank: &mut Rank, args: &CheckArgs) {
 
 // ANCHOR_END: host_services
 
-/// A deadlock: rank 0 waits for a notification nobody sends; the others
-/// wait in a barrier rank 0 never reaches. The watchdog must end it.
+/// A deadlock: the last rank waits for a notification nobody sends; the
+/// others wait in a barrier it never reaches. The watchdog must end it.
 // ANCHOR: deadlock
 #[rank]
 pub fn deadlock(rank: &mut Rank, _args: &CheckArgs) {
     let world = rank.world();
-    if world.rank() == 0 {
+    if world.rank() == world.size() - 1 {
         rank.wait_notifications(5, 1);
     }
     rank.barrier(world);
