@@ -12,14 +12,15 @@
 //! communicator passes only once it has read the records it needs.
 //!
 //! Across processes (a communicator whose ranks are on several processes)
-//! each device first combines its own ranks' values as above; the device
-//! leaders then combine the devices' results ([`leaders`](super::leaders)),
-//! and the leader (the communicator's lowest rank here) hands the result
-//! to its ranks through its record, after one more barrier; a rank alone on
-//! its device in the communicator skips both barriers and the records, and
-//! only takes part in the leaders' exchange. A broadcast is
-//! an or of words that are zero except at the root, so it takes the same
-//! path.
+//! the ranks write their records and arrive at one device barrier, inside
+//! which the leader (the communicator's lowest rank here) combines them
+//! as above, combines the devices' results with the other leaders
+//! ([`leaders`](super::leaders)) and leaves the result in its record
+//! before it lets the others go, so a call has one device barrier, not
+//! two. A rank alone on its device in the communicator skips the barrier
+//! and the records, and only takes part in the leaders' exchange. A
+//! broadcast is an or of words that are zero except at the root, so it
+//! takes the same path.
 
 use super::comm::{world_rank, Comm, CommKind};
 use super::Runtime;
@@ -43,17 +44,39 @@ impl Runtime {
         block: &mut Block,
         comm: Comm,
         value: T,
-        _op: O,
+        op: O,
     ) -> T {
         let call = Call::Allreduce;
         if self.alone_here(block, comm, call) {
             return self.leaders_allreduce::<T, O>(block, comm, call, value);
         }
-        let slots = self.meet(block, comm, call, [value.to_word(), 0, 0]);
+        let words = [value.to_word(), 0, 0];
+        if !self.spans_processes(comm) {
+            let slots = self.meet(block, comm, call, words);
+            return self.fold_here(block, comm, slots, op);
+        }
+        let word = self.through_lead(block, comm, call, words, |rt, block, slots| {
+            let partial = rt.fold_here(block, comm, slots, op);
+            rt.leaders_allreduce::<T, O>(block, comm, call, partial)
+                .to_word()
+        });
+        T::from_word(word)
+    }
+
+    /// The first words of the records of `comm`'s ranks here, combined with
+    /// `O` in rank order, on every thread.
+    #[inline(always)]
+    fn fold_here<T: Reducible, O: ReduceOp<T>>(
+        &self,
+        block: &mut Block,
+        comm: Comm,
+        slots: *mut u64,
+        op: O,
+    ) -> T {
         let threads = block.threads();
         // Thread t folds the ranks here t, t + threads, ... in order; the
         // block reduction then combines the threads in its fixed order.
-        let partial = block.reduce(
+        block.reduce(
             |t| {
                 let mut acc = O::identity();
                 self.each_local(comm, t.index(), threads, |_, dev| {
@@ -61,16 +84,8 @@ impl Runtime {
                 });
                 acc
             },
-            _op,
-        );
-        if !self.spans_processes(comm) {
-            return partial;
-        }
-        let word = self.share_leaders_result(block, comm, call, slots, |rt, block| {
-            rt.leaders_allreduce::<T, O>(block, comm, call, partial)
-                .to_word()
-        });
-        T::from_word(word)
+            op,
+        )
     }
 
     /// [`allreduce`](Self::allreduce), kept on rank `root` only.
@@ -107,20 +122,22 @@ impl Runtime {
             let word = self.leaders_allreduce::<u64, BitOr>(block, comm, Call::Bcast, mine);
             return T::from_word(word);
         }
-        let slots = self.meet(block, comm, Call::Bcast, [value.to_word(), 0, 0]);
-        let ctx = self.ctx();
-        let dev = self.world_rank(comm, root).wrapping_sub(ctx.world_first);
+        let words = [value.to_word(), 0, 0];
+        let dev = self
+            .world_rank(comm, root)
+            .wrapping_sub(self.ctx().world_first);
         if !self.spans_processes(comm) {
+            let slots = self.meet(block, comm, Call::Bcast, words);
             return T::from_word(word(slots, dev as usize, 0));
         }
-        // The root's word where the root is, zero elsewhere: or-ed together
-        // between the leaders, the root's word everywhere.
-        let mine = if dev < ctx.ranks {
-            word(slots, dev as usize, 0)
-        } else {
-            0
-        };
-        let word = self.share_leaders_result(block, comm, Call::Bcast, slots, |rt, block| {
+        let word = self.through_lead(block, comm, Call::Bcast, words, |rt, block, slots| {
+            // The root's word where the root is, zero elsewhere: or-ed
+            // together between the leaders, the root's word everywhere.
+            let mine = if dev < rt.ctx().ranks {
+                word(slots, dev as usize, 0)
+            } else {
+                0
+            };
             rt.leaders_allreduce::<u64, BitOr>(block, comm, Call::Bcast, mine)
         });
         T::from_word(word)
@@ -131,6 +148,21 @@ impl Runtime {
     /// own; returns the records (indexed by device rank).
     #[inline(always)]
     pub(super) fn meet(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        call: Call,
+        words: [u64; 3],
+    ) -> *mut u64 {
+        let slots = self.write_record(block, comm, call, words);
+        self.local_barrier(block, comm, call);
+        slots
+    }
+
+    /// Writes `words` to this rank's record of `comm`'s next parity (for a
+    /// barrier to publish); returns the records (indexed by device rank).
+    #[inline(always)]
+    fn write_record(
         &mut self,
         block: &mut Block,
         comm: Comm,
@@ -150,7 +182,6 @@ impl Runtime {
                 unsafe { arch::store_relaxed(mine.wrapping_add(k), w, Scope::Gpu) }
             }
         });
-        self.local_barrier(block, comm, call);
         slots
     }
 
@@ -218,29 +249,32 @@ pub(super) fn each_local(
 }
 
 impl Runtime {
-    /// Runs `exchange` on the leader (`comm`'s lowest rank here), which leaves its
-    /// result in word 3 of its record, then gives that word to every rank
-    /// of the device after one device barrier. The record's parity is
-    /// written again only two collectives later, after every rank has read
-    /// it (as in `meet`).
+    /// Writes `words` to this rank's record; `comm`'s lead here (its lowest
+    /// rank), once every rank here has written its own, runs `exchange`
+    /// with the records, leaves its result in word 3 of its record and
+    /// lets the others go ([`gated`](Self::gated)): one device barrier.
+    /// Every rank returns the result. The record's parity is written again
+    /// only two collectives later, once every rank has read it: the lead
+    /// lets no rank out of the next call before all have arrived at it.
     #[inline(always)]
-    fn share_leaders_result(
+    fn through_lead(
         &mut self,
         block: &mut Block,
         comm: Comm,
         call: Call,
-        slots: *mut u64,
-        exchange: impl FnOnce(&mut Runtime, &mut Block) -> u64,
+        words: [u64; 3],
+        exchange: impl FnOnce(&mut Runtime, &mut Block, *mut u64) -> u64,
     ) -> u64 {
-        let lead = comm.rec.lead;
-        if block.id() == lead {
-            let result = exchange(self, block);
-            let at = record(slots, lead as usize).wrapping_add(3);
-            // SAFETY: the leader's own record; the barrier publishes it.
+        let slots = self.write_record(block, comm, call, words);
+        let lead = comm.rec.lead as usize;
+        let at = record(slots, lead).wrapping_add(3);
+        let mine = self.gated(block, comm, call, |rt, block| {
+            let result = exchange(rt, block, slots);
+            // SAFETY: the lead's own record; the gate's release publishes it.
             block.leader(|_| unsafe { arch::store_relaxed(at, result, Scope::Gpu) });
-        }
-        self.local_barrier(block, comm, call);
-        word(slots, lead as usize, 3)
+            result
+        });
+        mine.unwrap_or_else(|| word(slots, lead, 3))
     }
 }
 

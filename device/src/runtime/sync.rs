@@ -23,23 +23,21 @@ impl Runtime {
     #[inline(always)]
     pub fn barrier(&mut self, block: &mut Block, comm: Comm) {
         self.check_comm(block, Call::Barrier, comm);
-        self.local_barrier(block, comm, Call::Barrier);
         if !self.spans_processes(comm) {
-            return;
+            return self.local_barrier(block, comm, Call::Barrier);
         }
-        if block.id() == comm.rec.lead {
+        self.gated(block, comm, Call::Barrier, |rt, block| {
             // SAFETY: the flag lives for the run; the host clears it (before
             // the window exchange that makes a route go through it ends).
-            let direct = unsafe { arch::load_relaxed(self.ctx().leader_barrier(), Scope::System) };
+            let direct = unsafe { arch::load_relaxed(rt.ctx().leader_barrier(), Scope::System) };
             if direct != 0 {
-                self.leaders_barrier(block, comm);
+                rt.leaders_barrier(block, comm);
             } else if comm.kind == CommKind::World {
-                self.host_call(block, Op::Barrier, 0);
+                rt.host_call(block, Op::Barrier, 0);
             } else {
-                self.comm_sync(block, comm, CommSyncKind::Barrier);
+                rt.comm_sync(block, comm, CommSyncKind::Barrier);
             }
-        }
-        self.local_barrier(block, comm, Call::Barrier);
+        });
     }
 
     /// Asks the host to sync with the hosts of the other processes holding
@@ -62,13 +60,66 @@ impl Runtime {
     /// Waits until every rank of `comm` on this device has called it.
     #[inline(always)]
     pub fn local_barrier(&mut self, block: &mut Block, comm: Comm, call: Call) {
-        if comm.kind == CommKind::Split {
-            let word = self.ctx().comm_barrier(comm.slot, comm.rec.lead);
-            let first = block.id() == comm.rec.lead;
-            self.counted_barrier(block, call, (word, comm.rec.local), first)
-        } else {
-            self.device_barrier_as(block, call)
+        let (word, lead) = self.barrier_word(block, comm);
+        self.counted_barrier(block, call, word, lead)
+    }
+
+    /// A barrier of `comm`'s ranks on this device with a step of its lead
+    /// (its lowest rank here) inside: the others arrive and wait; the lead
+    /// waits until they all have arrived, runs `step` on every thread, and
+    /// only then lets them go. One device barrier around a step between
+    /// processes where two barriers would be: the step's result on the
+    /// lead, `None` elsewhere.
+    #[inline(always)]
+    pub(super) fn gated<R>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        call: Call,
+        step: impl FnOnce(&mut Runtime, &mut Block) -> R,
+    ) -> Option<R> {
+        let ((word, ranks), lead) = self.barrier_word(block, comm);
+        if !lead {
+            self.counted_barrier(block, call, (word, ranks), false);
+            return None;
         }
+        let others = ranks - 1;
+        if others > 0 {
+            self.wait_until(block, call, [ranks, 0, 0], || {
+                // SAFETY: the barrier word lives for the whole run.
+                let now = unsafe { arch::load_acquire(word, Scope::Gpu) } & COUNT;
+                if now == others {
+                    Ok(0)
+                } else {
+                    Err(now + 1)
+                }
+            });
+        }
+        let result = step(self, block);
+        // Every thread's writes in the step precede the release.
+        block.sync();
+        if others > 0 {
+            // The lead's arrival, last: the same add as in `counted_barrier`.
+            // SAFETY: as above.
+            block.leader(|_| unsafe {
+                arch::add(word, FLIP - others, Ordering::Release, Scope::Gpu)
+            });
+        }
+        Some(result)
+    }
+
+    /// `comm`'s barrier word on this device and its rank count here, and
+    /// whether this rank is `comm`'s lead here (the one that arrives with
+    /// the big add).
+    #[inline(always)]
+    fn barrier_word(&self, block: &Block, comm: Comm) -> ((*mut u32, u32), bool) {
+        let ctx = self.ctx();
+        let word = match comm.kind {
+            CommKind::Split => ctx.comm_barrier(comm.slot, comm.rec.lead),
+            // The world's and the device's ranks here are the device's.
+            _ => ctx.barrier().0,
+        };
+        ((word, comm.rec.local), block.id() == comm.rec.lead)
     }
 
     /// A world-wide step done by the hosts: every rank of this device
