@@ -170,8 +170,11 @@ pub(crate) trait PeerAccess {
     fn can_access_peer(&self, pci_bus_id: &str) -> Result<bool>;
     /// An IPC handle of the allocation holding `addr`, and `addr`'s offset.
     fn ipc_export(&self, addr: u64) -> Result<([u8; 64], u64)>;
-    /// Maps another process's allocation; its address here.
-    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64>;
+    /// Maps another process's allocation: its address here and its length
+    /// in bytes (as this process's driver or the kernel reports it, not as
+    /// the other process said), so that offsets from the other process can
+    /// be checked against it.
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<(u64, u64)>;
     /// Unmaps what [`ipc_open`](Self::ipc_open) mapped.
     fn ipc_close(&self, addr: u64);
 }

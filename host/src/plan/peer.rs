@@ -136,6 +136,8 @@ pub(super) struct Mapping<'a> {
     addr: u64,
     elements: usize,
     process: u32,
+    /// Bytes of the mapped allocation from `addr` on.
+    room: u64,
 }
 
 impl<'a> Mapping<'a> {
@@ -147,23 +149,34 @@ impl<'a> Mapping<'a> {
                 "process {process} offered its GPU buffer, but this backend cannot map it"
             ),
         })?;
-        let base = peers.ipc_open(&offer.handle)?;
+        let (base, len) = peers.ipc_open(&offer.handle)?;
         Ok(Mapping {
             rt,
             base,
             addr: base + offer.offset,
             elements: offer.elements,
             process,
+            room: len.saturating_sub(offer.offset),
         })
     }
 
     /// The device address of element `at` of a run of `len`, checked
-    /// against the buffer the other process offered.
+    /// against the buffer the other process offered and against the
+    /// allocation mapped here (the offer's length is the other process's
+    /// word).
     fn at<T>(&self, at: usize, len: usize) -> Result<u64> {
+        let size = std::mem::size_of::<T>() as u64;
         match at.checked_add(len) {
-            Some(end) if end <= self.elements => {
-                Ok(self.addr + (at * std::mem::size_of::<T>()) as u64)
-            }
+            Some(end) if end <= self.elements => match (end as u64).checked_mul(size) {
+                Some(bytes) if bytes <= self.room => Ok(self.addr + at as u64 * size),
+                _ => Err(Error::InvalidArgument {
+                    call: "transfer plan",
+                    reason: format!(
+                        "elements {at}..{end} of process {}'s buffer are past the {} bytes mapped from its GPU allocation",
+                        self.process, self.room
+                    ),
+                }),
+            },
             _ => Err(Error::InvalidArgument {
                 call: "transfer plan",
                 reason: format!(

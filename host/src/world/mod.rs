@@ -76,7 +76,7 @@ pub(crate) struct World {
     /// destination. Replies are written only inside one of them.
     gets: Mutex<HashMap<u32, Vec<(u64, u64)>>>,
     /// Peer allocations mapped here (IPC), unmapped when the run ends.
-    mappings: Mutex<HashMap<(u32, [u8; 64]), u64>>,
+    mappings: Mutex<HashMap<(u32, [u8; 64]), (u64, u64)>>,
     /// Device addresses of the run's window table and peer table.
     table: u64,
     peers: u64,
@@ -183,7 +183,7 @@ impl World {
 impl Drop for World {
     fn drop(&mut self) {
         if let Some(peers) = self.runtime.device.peers() {
-            for (_, a) in self
+            for (_, (a, _)) in self
                 .mappings
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

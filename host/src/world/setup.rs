@@ -8,7 +8,7 @@ use super::World;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::transport::{all_gather, Job, RUN_CHANNELS};
-use dcuda_device::abi::{mailbox_offset, stage_offset, Route, WindowEntry, MAX_WINDOWS};
+use dcuda_device::abi::{mailbox_offset, stage_offset, PeerLogs, Route, WindowEntry, MAX_WINDOWS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -158,8 +158,14 @@ impl World {
                 else {
                     continue;
                 };
-                let base = self.map(p as u32, &handle)?;
-                self.peer_counters[p] = base + offset;
+                // Its counters, mailboxes, staging areas and peer logs.
+                let on_node = setups.iter().filter(|o| o.node == s.node).count() as u32;
+                let area = PeerLogs {
+                    ranks: s.ranks,
+                    logs: PeerLogs::logs_for(on_node),
+                };
+                let what = "its notification counters";
+                self.peer_counters[p] = self.map(p as u32, &handle, (offset, area.end()), what)?;
                 routes[p] = Route::Direct;
             }
         }
@@ -190,19 +196,64 @@ impl World {
         self.all_direct.store(all, Ordering::Relaxed);
     }
 
-    /// Maps process `p`'s allocation `handle` here (once per run).
-    pub(super) fn map(&self, p: u32, handle: &[u8; 64]) -> Result<u64> {
+    /// Maps process `p`'s allocation `handle` here (once per run) and
+    /// returns the address of `bytes` bytes at `offset` in it, which `p`
+    /// named for `what`: an error if they are not all in the allocation,
+    /// so that a wrong offset or length from another process is never
+    /// accessed.
+    pub(super) fn map(
+        &self,
+        p: u32,
+        handle: &[u8; 64],
+        (offset, bytes): (u64, u64),
+        what: &str,
+    ) -> Result<u64> {
         let peers = self
             .runtime
             .device
             .peers()
             .ok_or_else(|| peer_error("map", "direct routes need a GPU".into()))?;
         let mut maps = self.mappings.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&a) = maps.get(&(p, *handle)) {
-            return Ok(a);
-        }
-        let a = peers.ipc_open(handle)?;
-        maps.insert((p, *handle), a);
-        Ok(a)
+        let (base, len) = match maps.get(&(p, *handle)) {
+            Some(&mapped) => mapped,
+            None => {
+                let mapped = peers.ipc_open(handle)?;
+                maps.insert((p, *handle), mapped);
+                mapped
+            }
+        };
+        check_range(p, (offset, bytes), len, what)?;
+        Ok(base + offset)
+    }
+}
+
+/// Fails unless `bytes` bytes at `offset` fit in an allocation of `len`
+/// bytes of process `p` (`what`: what `p` sent them for).
+pub(super) fn check_range(p: u32, (offset, bytes): (u64, u64), len: u64, what: &str) -> Result<()> {
+    match offset.checked_add(bytes) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(peer_error(
+            "map",
+            format!("process {p} sent {what}: {bytes} bytes at offset {offset} of its GPU allocation, which has {len} bytes"),
+        )),
+    }
+}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_range;
+
+    #[test]
+    fn ranges_from_other_processes_are_checked_against_the_mapped_allocation() {
+        assert!(check_range(1, (0, 4096), 4096, "a payload").is_ok());
+        assert!(check_range(1, (4000, 96), 4096, "a payload").is_ok());
+        let past = check_range(2, (4000, 97), 4096, "a message's payload").unwrap_err();
+        let text = past.to_string();
+        assert!(text.contains("process 2 sent a message's payload"), "{text}");
+        assert!(text.contains("97 bytes at offset 4000"), "{text}");
+        assert!(text.contains("4096 bytes"), "{text}");
+        // An offset and length whose sum overflows is refused, not wrapped.
+        assert!(check_range(1, (u64::MAX, 2), u64::MAX, "a window").is_err());
     }
 }

@@ -203,7 +203,8 @@ impl World {
                 let mut entry = e.entry;
                 entry.route = route as u8;
                 if let (Route::Direct, Some((handle, offset))) = (route, e.ipc) {
-                    entry.base = self.map(p as u32, &handle)? + offset;
+                    let what = format!("window {id}");
+                    entry.base = self.map(p as u32, &handle, (offset, entry.bytes), &what)?;
                 }
                 row.push(entry);
             }

@@ -175,8 +175,9 @@ impl World {
         match payload {
             Some(Payload::Bytes(data)) => self.runtime.write_device(t.local, &data)?,
             Some(Payload::Mapped(m)) => {
-                let base = self.map(m.process, &m.handle)?;
-                self.runtime.device.copy(t.local, base + m.offset, t.bytes as usize)?;
+                let range = (m.offset, m.bytes);
+                let src = self.map(m.process, &m.handle, range, "a message's payload")?;
+                self.runtime.device.copy(t.local, src, t.bytes as usize)?;
                 self.send_data(m.process, Message::Taken { rank: m.rank }.encode())?;
                 tracing::debug!(target: "dcuda::messages", rank, "copied a message of {} bytes out of process {}'s GPU memory", t.bytes, m.process);
             }

@@ -104,8 +104,8 @@ pub(super) fn export(addr: u64) -> Result<([u8; 64], u64)> {
     Ok((h, addr - base))
 }
 
-/// Maps another emulator process's allocation; its base here.
-pub(super) fn open(handle: &[u8; 64]) -> Result<u64> {
+/// Maps another emulator process's allocation: its base here and length.
+pub(super) fn open(handle: &[u8; 64]) -> Result<(u64, u64)> {
     let word = |r: std::ops::Range<usize>| -> [u8; 8] {
         let mut w = [0u8; 8];
         w[..r.len()].copy_from_slice(&handle[r]);
@@ -126,12 +126,29 @@ pub(super) fn open(handle: &[u8; 64]) -> Result<u64> {
     if ours < 0 {
         return Err(os_error("ipc_open (open /proc/PID/fd)", len));
     }
+    // The file's own length, not the handle's word: a mapping past the
+    // file's end would fault on access rather than fail here.
+    // SAFETY: `stat` is plain data, all zeros valid.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a plain query on our descriptor.
+    let queried = unsafe { libc::fstat(ours, &mut stat) } == 0;
+    if !queried || (stat.st_size as u64) < len as u64 {
+        // SAFETY: our descriptor, closed once.
+        unsafe { libc::close(ours) };
+        return Err(Error::InvalidArgument {
+            call: "ipc_open",
+            reason: format!(
+                "the handle names {len} bytes of process {pid}'s allocation, which has {}",
+                stat.st_size
+            ),
+        });
+    }
     let base = map(ours, len, "ipc_open (mmap)");
     // SAFETY: our descriptor; the mapping keeps the file.
     unsafe { libc::close(ours) };
     let base = base?;
     lock(&OPENED).insert(base, len);
-    Ok(base)
+    Ok((base, len as u64))
 }
 
 /// Unmaps what [`open`] mapped.
@@ -162,7 +179,7 @@ impl PeerAccess for EmuDevice {
         export(addr)
     }
 
-    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<(u64, u64)> {
         open(handle)
     }
 

@@ -62,10 +62,10 @@ impl PeerAccess for GpuDevice {
         }
     }
 
-    fn ipc_open(&self, handle: &[u8; 64]) -> Result<u64> {
+    fn ipc_open(&self, handle: &[u8; 64]) -> Result<(u64, u64)> {
         self.ctx.bind()?;
         let mut raw = MaybeUninit::<sys::CUipcMemHandle>::zeroed();
-        let mut addr = 0u64;
+        let (mut addr, mut base, mut size) = (0u64, 0u64, 0usize);
         // SAFETY: the handle came from cuIpcGetMemHandle in another process.
         unsafe {
             std::ptr::copy_nonoverlapping(handle.as_ptr(), raw.as_mut_ptr() as *mut u8, 64);
@@ -77,8 +77,17 @@ impl PeerAccess for GpuDevice {
                     sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32,
                 ),
             )?;
+            // The mapping's length as this driver sees it.
+            let range = check(
+                "cuMemGetAddressRange",
+                sys::cuMemGetAddressRange_v2(&mut base, &mut size, addr),
+            );
+            if let Err(e) = range {
+                let _ = sys::cuIpcCloseMemHandle(addr);
+                return Err(e);
+            }
         }
-        Ok(addr)
+        Ok((addr, (base + size as u64).saturating_sub(addr)))
     }
 
     fn ipc_close(&self, addr: u64) {
