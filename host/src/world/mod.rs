@@ -31,6 +31,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
+/// A peer allocation mapped here: its address and length.
+type Mapped = (u64, u64);
+
 /// The world of one run, shared by the progress and receive threads.
 pub(crate) struct World {
     pub job: Job,
@@ -76,7 +79,7 @@ pub(crate) struct World {
     /// destination. Replies are written only inside one of them.
     gets: Mutex<HashMap<u32, Vec<(u64, u64)>>>,
     /// Peer allocations mapped here (IPC), unmapped when the run ends.
-    mappings: Mutex<HashMap<(u32, [u8; 64]), (u64, u64)>>,
+    mappings: Mutex<HashMap<(u32, [u8; 64]), Mapped>>,
     /// Device addresses of the run's window table and peer table.
     table: u64,
     peers: u64,

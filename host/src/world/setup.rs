@@ -238,7 +238,6 @@ pub(super) fn check_range(p: u32, (offset, bytes): (u64, u64), len: u64, what: &
         )),
     }
 }
-}
 
 #[cfg(test)]
 mod tests {
@@ -250,7 +249,10 @@ mod tests {
         assert!(check_range(1, (4000, 96), 4096, "a payload").is_ok());
         let past = check_range(2, (4000, 97), 4096, "a message's payload").unwrap_err();
         let text = past.to_string();
-        assert!(text.contains("process 2 sent a message's payload"), "{text}");
+        assert!(
+            text.contains("process 2 sent a message's payload"),
+            "{text}"
+        );
         assert!(text.contains("97 bytes at offset 4000"), "{text}");
         assert!(text.contains("4096 bytes"), "{text}");
         // An offset and length whose sum overflows is refused, not wrapped.
