@@ -70,10 +70,7 @@ impl Runtime {
     /// only then lets them go. One device barrier around a step between
     /// processes where two barriers would be: the step's result on the
     /// lead, `None` elsewhere.
-    /// Not inlined: it only runs between processes, where a call is
-    /// nothing against the exchange, and inlined into every barrier it
-    /// took `pingpong` past its register budget (129 of 128).
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn gated<R>(
         &mut self,
         block: &mut Block,
