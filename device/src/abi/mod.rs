@@ -86,8 +86,9 @@ const _: () = assert!(HOST_MESSAGE_TAG < TAGS);
 pub const MSG_LOG: usize = 32;
 /// Messages of at most this many bytes travel inside their record (eager);
 /// a longer one is copied by the receiver from where it waits
-/// (rendezvous).
-pub const EAGER: usize = 200;
+/// (rendezvous). A record is 256 bytes, of which this is what its header
+/// leaves.
+pub const EAGER: usize = 136;
 /// Records in each rank's matching log (notifications on matched windows).
 pub const MATCH_LOG: usize = 128;
 /// [`Transfer::window`] of a notification without a window.

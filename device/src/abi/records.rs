@@ -70,7 +70,8 @@ pub struct MessageRecord {
     /// Device rank of the sender (on this device), notified when the
     /// receiver has taken a message the sender waits on.
     pub sender: u32,
-    /// 1 once received (written by the receiver).
+    /// Received: 1 in the inbox, the record's stamp (`seq`) in a message
+    /// or peer log (written by the receiver).
     pub consumed: u32,
     /// Inbox only: the message's number among those that arrived for the
     /// rank, so that the inbox and the express slot keep arrival order.
@@ -80,6 +81,11 @@ pub struct MessageRecord {
     pub span: u32,
     /// The next envelope in a list of waiting senders (device address).
     pub next: u64,
+    /// Message and peer logs: what a search tests, each word with the
+    /// record's stamp (`seq`) in its upper half (context, source, tag,
+    /// bytes, then a payload of up to 16 bytes in 4-byte pieces), so that
+    /// a receiver loads them with the sequence word in one batch.
+    pub stamped: [u64; 8],
     /// Up to [`EAGER`](super::EAGER) bytes of payload.
     pub inline: [u64; super::EAGER / 8],
 }

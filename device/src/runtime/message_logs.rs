@@ -22,6 +22,7 @@ use super::message_inbox::find_remote;
 use super::message_lists::{find_envelope, list_heads, take_envelopes};
 use super::message_peer;
 use super::message_small::{inline_words, Words};
+use super::message_stamps::{self as stamps, Peek, View};
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
@@ -182,16 +183,30 @@ impl Log {
         self.records.wrapping_add(pos as usize % MSG_LOG)
     }
 
-    /// The sequence word of the record at `pos`, acquired.
+    /// What a search for `w` finds at position `pos` (from `given` if
+    /// already peeked). The message log's headers are stamped
+    /// ([`message_stamps`](super::message_stamps)); the inbox's, written
+    /// by the host, are loaded after its sequence word's acquire.
     #[inline(always)]
-    fn seq(&self, pos: u32) -> u32 {
-        // SAFETY: a record of this log.
-        unsafe { arch::load_acquire(&raw const (*self.record(pos)).seq, self.scope()) }
+    fn view(&self, pos: u32, given: Option<Peek>, w: &Wanted) -> View {
+        let (r, stamp) = (self.record(pos), pos.wrapping_add(1));
+        if !self.inbox {
+            // SAFETY: a record of this rank's message log.
+            return unsafe { stamps::view(r, stamp, Scope::Gpu, given, w) };
+        }
+        // SAFETY: a record of this rank's inbox.
+        if unsafe { arch::load_acquire(&raw const (*r).seq, Scope::System) } != stamp {
+            return View::Hole;
+        }
+        match look(r, w) {
+            (true, (_, bytes, _)) => View::Received(bytes),
+            (false, (accepted, bytes, small)) => View::Message(accepted, bytes, small),
+        }
     }
 
     /// The oldest published, unreceived record of positions `from..end`
-    /// (`from` the tail, `tail_seq` its record's sequence word if already
-    /// loaded) that `w` accepts; `Err` carries how many records are in
+    /// (`from` the tail, `tail` its record if already peeked) that `w`
+    /// accepts; `Err` carries how many records are in
     /// use. On the way it retires the received records at the tail,
     /// freeing room for senders: a receive only marks its record, so the
     /// retiring is done while the next receive waits, off a message's path.
@@ -201,7 +216,7 @@ impl Log {
         w: &Wanted,
         from: u32,
         end: u32,
-        tail_seq: Option<u32>,
+        given: Option<Peek>,
     ) -> Result<Found, u32> {
         debug_assert!(
             end.wrapping_sub(from) as usize <= MSG_LOG,
@@ -210,25 +225,24 @@ impl Log {
         let (mut pos, mut tail, mut at_tail) = (from, from, true);
         let (mut found, mut hole) = (None, None);
         while pos != end {
-            let seq = match tail_seq {
-                Some(s) if pos == from => s,
-                _ => self.seq(pos),
-            };
-            let r = self.record(pos);
+            let peeked = given.filter(|_| pos == from);
+            let view = self.view(pos, peeked, w);
             pos = pos.wrapping_add(1);
-            // A record reserved but not written yet is skipped, not waited
-            // for: its sender is inside that send, and the records after it
-            // must be seen before the envelope list.
-            if seq != pos {
-                at_tail = false;
-                hole = hole.or(Some(pos.wrapping_sub(1)));
-                continue;
-            }
-            let (consumed, (accepted, bytes, small)) = look(r, w);
-            if consumed {
-                tail = if at_tail { pos } else { tail };
-                continue;
-            }
+            let (accepted, bytes, small) = match view {
+                // A record reserved but not written yet is skipped, not
+                // waited for: its sender is inside that send, and the
+                // records after it must be seen before the envelope list.
+                View::Hole => {
+                    at_tail = false;
+                    hole = hole.or(Some(pos.wrapping_sub(1)));
+                    continue;
+                }
+                View::Received(_) => {
+                    tail = if at_tail { pos } else { tail };
+                    continue;
+                }
+                View::Message(accepted, bytes, small) => (accepted, bytes, small),
+            };
             at_tail = false;
             if accepted {
                 let word = pos.wrapping_sub(1) % MSG_LOG as u32;
@@ -257,17 +271,11 @@ impl Log {
     #[inline(always)]
     fn recheck(&self, w: &Wanted, mut from: u32, to: u32) -> Option<Found> {
         while from != to {
-            let (pos, r) = (from, self.record(from));
+            let pos = from;
             from = from.wrapping_add(1);
-            if self.seq(pos) == from {
-                let (consumed, (accepted, bytes, small)) = look(r, w);
-                if !consumed && accepted {
-                    return Some(Found {
-                        word: pos % MSG_LOG as u32,
-                        bytes,
-                        small,
-                    });
-                }
+            if let View::Message(true, bytes, small) = self.view(pos, None, w) {
+                let word = pos % MSG_LOG as u32;
+                return Some(Found { word, bytes, small });
             }
         }
         None
@@ -286,17 +294,28 @@ impl Log {
         self.search(w, from, end, None)
     }
 
-    /// Marks the record in `slot` received; the next search retires it.
+    /// Marks the record in `slot` received (in the message log with its
+    /// stamp, so that an older mark is no mark); the next search retires
+    /// it.
     #[inline(always)]
     pub fn consume(&self, slot: u32) {
+        let mark = if self.inbox {
+            1
+        } else {
+            // The record is among the MSG_LOG positions from the tail.
+            let tail = DCUDA_MESSAGE_STATE.get(TAIL);
+            let pos = tail.wrapping_add(slot.wrapping_sub(tail) % MSG_LOG as u32);
+            pos.wrapping_add(1)
+        };
+        let r = self.records.wrapping_add(slot as usize);
         // SAFETY: this rank's own log; the record was found published.
-        unsafe { (*self.records.wrapping_add(slot as usize)).consumed = 1 };
+        unsafe { arch::store_relaxed(&raw mut (*r).consumed, mark, self.scope()) };
     }
 }
 
-/// A published record's header in one batch of loads: whether it was
-/// received, and what [`Wanted::accepts`] says of it (leader thread, after
-/// acquiring its sequence word; only the leader writes `consumed`).
+/// A published inbox record's header in one batch of loads: whether it
+/// was received, and what [`Wanted::accepts`] says of it (leader thread,
+/// after acquiring its sequence word; only the leader writes `consumed`).
 #[inline(always)]
 fn look(r: *const MessageRecord, w: &Wanted) -> (bool, (bool, u64, Words)) {
     // SAFETY: a record of this rank's log, published.
@@ -334,7 +353,8 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
     let (pushed, mut envelopes) = list_heads(ctx, dev);
     // SAFETY: this rank's own counter.
     let end = unsafe { arch::load_relaxed(log.reserved, Scope::Gpu) };
-    let tail_seq = log.seq(from);
+    // SAFETY: a record of this rank's message log.
+    let tail = unsafe { stamps::peek(log.record(from), Scope::Gpu) };
     let here = if pushed {
         // Envelopes were pushed since the last search: take them, then
         // read the log's end again, so that their senders' older messages
@@ -345,13 +365,13 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
         log.search(w, from, end, None)
     } else {
         // The end, loaded with the tail's record, may be older than it.
-        let written = tail_seq == from.wrapping_add(1);
+        let written = tail.seq == from.wrapping_add(1);
         let end = if written && end == from {
-            tail_seq
+            tail.seq
         } else {
             end
         };
-        log.search(w, from, end, Some(tail_seq))
+        log.search(w, from, end, Some(tail))
     };
     let here = match here {
         Ok(found) => return Ok(found),

@@ -18,7 +18,8 @@
 
 use super::message_logs::{Found, Wanted, DCUDA_MESSAGE_STATE, HOST_SENT, PEER};
 use super::message_send::{Credit, Header};
-use super::message_small::{self as small, SMALL};
+use super::message_small::{self as small, Words, SMALL};
+use super::message_stamps::{self as stamps, View};
 use super::notify::{init_consumed, try_consume};
 use super::route::{process_index, Place};
 use super::Runtime;
@@ -161,43 +162,58 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted) -> Result<Found, u32
 fn search(log: &PeerLog, index: u32, w: &Wanted) -> Option<Found> {
     let from = DCUDA_PEER_TAILS.get(index as usize);
     let (mut pos, mut tail, mut found) = (from, from, None);
-    // SAFETY: this rank's own peer log; a record is read once its sequence
-    // word is acquired.
-    unsafe {
-        while pos.wrapping_sub(from) < PEER_LOG as u32 {
-            let r = log.record(pos);
-            if arch::load_acquire(&raw const (*r).seq, Scope::System) != pos.wrapping_add(1) {
-                break;
-            }
-            let span = (*r).span.max(1);
-            let at_tail = tail == pos;
-            pos = pos.wrapping_add(span);
-            if (&raw const (*r).consumed).read_volatile() != 0 {
-                tail = if at_tail { pos } else { tail };
-                continue;
-            }
-            if let (true, bytes, small) = w.accepts(r) {
-                let slot = pos.wrapping_sub(span) % PEER_LOG as u32;
-                let word = PEER | index << SLOT_BITS | slot;
-                found = Some(Found { word, bytes, small });
-                break;
-            }
+    while pos.wrapping_sub(from) < PEER_LOG as u32 {
+        let r = log.record(pos);
+        // SAFETY: a record of this rank's own peer log (written by other
+        // GPUs: system scope).
+        let view = unsafe { stamps::view(r, pos.wrapping_add(1), Scope::System, None, w) };
+        let at_tail = tail == pos;
+        let (received, accepted, bytes, small) = match view {
+            View::Hole => break,
+            View::Received(bytes) => (true, false, bytes, [0, 0]),
+            View::Message(accepted, bytes, small) => (false, accepted, bytes, small),
+        };
+        let span = peer_span(bytes as usize);
+        pos = pos.wrapping_add(span);
+        if received {
+            tail = if at_tail { pos } else { tail };
+            continue;
         }
-        if tail != from {
-            arch::store_release(log.retired, tail, Scope::System);
-            DCUDA_PEER_TAILS.set(index as usize, tail);
+        if accepted {
+            let slot = pos.wrapping_sub(span) % PEER_LOG as u32;
+            let word = PEER | index << SLOT_BITS | slot;
+            found = Some(Found { word, bytes, small });
+            break;
         }
+    }
+    if tail != from {
+        // SAFETY: this rank's own counter; only its leader writes it.
+        unsafe { arch::store_release(log.retired, tail, Scope::System) };
+        DCUDA_PEER_TAILS.set(index as usize, tail);
     }
     found
 }
 
-/// Marks the message a found word's low bits name received (leader);
-/// the next search retires it.
+/// Marks the message of `bytes` bytes a found word's low bits name
+/// received, with its stamp (leader); the next search retires it. The
+/// records its payload filled get their header words cleared first, so
+/// that no payload is taken for a later record's header
+/// ([`message_stamps`](super::message_stamps)).
 #[inline(always)]
-pub(super) fn consume(ctx: &RankContext, dev: u32, low: u32) {
+pub(super) fn consume(ctx: &RankContext, dev: u32, low: u32, bytes: u64) {
     let (log, slot) = PeerLog::found(ctx, dev, low);
-    // SAFETY: a published record of this rank's own peer log.
-    unsafe { (*log.record(slot)).consumed = 1 };
+    // The message is among the PEER_LOG positions from its log's tail.
+    let tail = DCUDA_PEER_TAILS.get((low >> SLOT_BITS) as usize);
+    let pos = tail.wrapping_add(slot.wrapping_sub(tail) % PEER_LOG as u32);
+    // SAFETY: records of this rank's own peer log, published and not
+    // retired.
+    unsafe {
+        for i in 1..peer_span(bytes as usize) {
+            stamps::clear(log.record(pos.wrapping_add(i)));
+        }
+        let r = log.record(pos);
+        arch::store_relaxed(&raw mut (*r).consumed, pos.wrapping_add(1), Scope::Gpu);
+    }
 }
 
 /// Copies the `bytes` (past [`EAGER`]) of the message a found word's low
@@ -282,16 +298,11 @@ impl Runtime {
             let Some(pos) = (0..ROOM_POLLS).find_map(|_| credit.reserve(span)) else {
                 return FULL;
             };
-            let Some([lo, hi]) = words else {
+            let Some(words) = words else {
                 return pos as u64;
             };
-            let r = log.record(pos);
             // SAFETY: the records are ours until published.
-            unsafe {
-                (*r).inline[0] = lo;
-                (*r).inline[1] = hi;
-                publish(r, &header, pos, span);
-            }
+            unsafe { publish(log.record(pos), &header, pos, (span, words)) };
             SENT
         });
         match pos {
@@ -308,7 +319,7 @@ impl Runtime {
         }
         block.sync(); // Every thread's copy precedes the leader's release.
                       // SAFETY: as above.
-        block.leader(|_| unsafe { publish(log.record(pos), &header, pos, span) });
+        block.leader(|_| unsafe { publish(log.record(pos), &header, pos, (span, [0, 0])) });
         true
     }
 
@@ -331,12 +342,14 @@ impl Runtime {
 }
 
 /// Writes the header into the peer log record `r` at `pos` and publishes
-/// it: the sequence word last, with a system-scope release.
+/// it: its stamped words (with `small`, the payload if it is at most 16
+/// bytes), then the sequence word, with a system-scope release.
 ///
 /// # Safety
 /// `r` is the sender's reserved record, unpublished.
 #[inline(always)]
-unsafe fn publish(r: *mut MessageRecord, h: &Header, pos: u32, span: u32) {
+unsafe fn publish(r: *mut MessageRecord, h: &Header, pos: u32, (span, small): (u32, Words)) {
+    let stamp = pos.wrapping_add(1);
     // SAFETY: as the caller promises.
     unsafe {
         (*r).context = h.context;
@@ -344,8 +357,8 @@ unsafe fn publish(r: *mut MessageRecord, h: &Header, pos: u32, span: u32) {
         (*r).tag = h.tag;
         (*r).bytes = h.bytes;
         (*r).sender = u32::MAX;
-        (*r).consumed = 0;
         (*r).span = span;
-        arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::System);
+        stamps::stamp(r, stamp, h.stamped(), small);
+        arch::store_release(&raw mut (*r).seq, stamp, Scope::System);
     }
 }

@@ -6,6 +6,8 @@
 
 use super::message_lists::push_envelope;
 use super::message_logs::{Log, CREDIT_KEY, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE};
+use super::message_small::Words;
+use super::message_stamps as stamps;
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
@@ -21,9 +23,18 @@ pub(super) struct Header {
 }
 
 impl Header {
+    /// The words a receiver's search tests, stamped
+    /// ([`message_stamps`](super::message_stamps)).
+    #[inline(always)]
+    pub(super) fn stamped(&self) -> stamps::Stamped {
+        let bytes = self.bytes.min(u32::MAX as u64) as u32;
+        (self.context, self.source, self.tag, bytes)
+    }
+
     /// Writes the header into `r` and publishes the record: at `pos` of
-    /// device rank `dev`'s log (its sequence word, released), or as an
-    /// envelope pushed to `dev`'s list (`None`).
+    /// device rank `dev`'s log (its sequence word, released; its stamped
+    /// words with `small`, the payload if it is at most 16 bytes), or as
+    /// an envelope pushed to `dev`'s list (`None`).
     ///
     /// # Safety
     /// `r` is this sender's reserved record or its envelope, unpublished.
@@ -33,6 +44,7 @@ impl Header {
         r: *mut MessageRecord,
         pos: Option<u32>,
         (ctx, dev): (&RankContext, u32),
+        small: Words,
     ) {
         // SAFETY: as the caller promises.
         unsafe {
@@ -42,10 +54,11 @@ impl Header {
             (*r).bytes = self.bytes;
             (*r).data = self.data;
             (*r).sender = self.sender;
-            (*r).consumed = 0;
             match pos {
                 Some(pos) => {
-                    arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu)
+                    let stamp = pos.wrapping_add(1);
+                    stamps::stamp(r, stamp, self.stamped(), small);
+                    arch::store_release(&raw mut (*r).seq, stamp, Scope::Gpu)
                 }
                 None => push_envelope(ctx, dev, r),
             }

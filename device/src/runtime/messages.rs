@@ -128,9 +128,7 @@ impl Runtime {
                 let r = Log::of(&ctx, place.dev, false).record(pos);
                 // SAFETY: the record is ours until published.
                 unsafe {
-                    (*r).inline[0] = words[0];
-                    (*r).inline[1] = words[1];
-                    header.publish(r, Some(pos), (&ctx, place.dev));
+                    header.publish(r, Some(pos), (&ctx, place.dev), words);
                 }
                 SENT
             })
@@ -170,7 +168,7 @@ impl Runtime {
         block.leader(|_| {
             let pos = (pos != FULL).then_some(pos as u32);
             // SAFETY: the record is ours until published.
-            unsafe { header.publish(r, pos, (&ctx, place.dev)) }
+            unsafe { header.publish(r, pos, (&ctx, place.dev), [0, 0]) }
         });
         if pos == FULL {
             self.wait_send_done(block, [tag, dest, 1]);
@@ -315,7 +313,7 @@ impl Runtime {
                 LOG => Log::of(&ctx, id, false).consume(found & !KIND),
                 INBOX => Log::of(&ctx, id, true).consume(found & !KIND),
                 EXPRESS => consume_express(&ctx, id),
-                PEER => message_peer::consume(&ctx, id, found & !KIND),
+                PEER => message_peer::consume(&ctx, id, found & !KIND, bytes as u64),
                 _ => {
                     let sender = found & !KIND;
                     unlink_envelope(&ctx, id, sender);

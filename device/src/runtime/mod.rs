@@ -26,6 +26,7 @@ mod message_logs;
 mod message_peer;
 mod message_send;
 mod message_small;
+mod message_stamps;
 mod messages;
 mod notify;
 mod rma;

@@ -145,6 +145,7 @@ impl Inbox {
             arrival,
             span: 1,
             next: 0,
+            stamped: [0; 8],
             inline: [0; EAGER / 8],
         };
         let small = match &letter.data {
