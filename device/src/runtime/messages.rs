@@ -248,13 +248,22 @@ impl Runtime {
         // The leader's search loads the length with the header, and the
         // broadcast carries it: the threads start copying at once.
         let mut setup = self.messages.first_use();
-        let mut words = [0u64; 2]; // the leader's: a small payload
+        let (dst, room) = (buf.as_mut_ptr() as *mut u8, buf.bytes() as u64);
+        let size = core::mem::size_of::<T>() as u64;
         let packed = self.wait_until_word(block, Call::Recv, w.args(), || {
             if core::mem::take(&mut setup) {
                 logs::start(&ctx, id);
             }
             logs::find(&ctx, id, &w, true).map(|f| {
-                words = f.small;
+                // A small payload that fits goes from the leader's
+                // registers into `buf` before the broadcast, whose barrier
+                // shows it to every thread (one barrier less). One that
+                // does not fit is refused below, untouched.
+                let fits = f.bytes <= room && (size == 0 || f.bytes % size == 0);
+                if f.bytes <= SMALL as u64 && fits {
+                    // SAFETY: `buf` holds `f.bytes` bytes.
+                    unsafe { small::store(dst, f.bytes as usize, f.small) };
+                }
                 f.packed()
             })
         });
@@ -271,20 +280,18 @@ impl Runtime {
             (bytes, source, w.tag.unwrap_or_else(|| (*r).tag))
         };
         let status = Status { source, tag, bytes };
-        let size = core::mem::size_of::<T>() as u64;
-        let values = [bytes, buf.bytes() as u64, source as u64, tag as u64];
-        if bytes > buf.bytes() as u64 {
+        let values = [bytes, room, source as u64, tag as u64];
+        if bytes > room {
             self.fail(block, Call::Recv, Fault::MessageTruncated, values);
         }
         if size > 0 && bytes % size != 0 {
             let values = [values[0], size, values[2], values[3]];
             self.fail(block, Call::Recv, Fault::MessagePartial, values);
         }
-        let (bytes, dst) = (bytes as usize, buf.as_mut_ptr() as *mut u8);
+        let bytes = bytes as usize;
         let kind = found & KIND;
         if bytes <= SMALL {
-            // SAFETY: `buf` holds `bytes` bytes (checked above).
-            block.leader(|_| unsafe { small::store(dst, bytes, words) });
+            // Stored by the leader as it found the message.
         } else if bytes <= EAGER {
             // SAFETY: as above.
             unsafe { block.copy(dst, (*r).inline.as_ptr() as *const u8, bytes) };
@@ -307,7 +314,9 @@ impl Runtime {
             self.through_host(block, Call::Recv, Op::Fetch, NO_TAG, transfer);
             self.wait_host(block, Call::Recv);
         }
-        block.sync(); // Every thread's copy is done before the record goes.
+        if bytes > SMALL {
+            block.sync(); // Every thread's copy is done before the record goes.
+        }
         block.leader(|_| {
             match kind {
                 LOG => Log::of(&ctx, id, false).consume(found & !KIND),
