@@ -30,12 +30,16 @@ use crate::arch::{self, Scope};
 // last log it reserved in: its key (0: none; see `Credit`), the next
 // position, and the retired count it saw there; and how many of its
 // messages to mapped GPUs went through the hosts.
-crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 5]);
+// and the position it reserved ahead in a log of this device: the log's
+// key (0: none) and the position.
+crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 7]);
 const TAIL: usize = 0;
 pub(super) const CREDIT_KEY: usize = 1;
 pub(super) const CREDIT_POS: usize = 2;
 pub(super) const CREDIT_RETIRED: usize = 3;
 pub(super) const HOST_SENT: usize = 4;
+pub(super) const AHEAD_KEY: usize = 5;
+pub(super) const AHEAD_POS: usize = 6;
 
 /// Which store a found message is in (high bits of a found word; the low
 /// bits are the slot, or the sender's device rank for an envelope).
@@ -59,6 +63,12 @@ impl MessageState {
     pub(super) fn first_use(&mut self) -> bool {
         !core::mem::replace(&mut self.ready, true)
     }
+
+    /// Whether this rank made a message call.
+    #[inline(always)]
+    pub(super) fn used(&self) -> bool {
+        self.ready
+    }
 }
 
 /// Sets up device rank `dev`'s message state (leader thread, first use).
@@ -70,6 +80,7 @@ pub(super) fn start(ctx: &RankContext, dev: u32) {
     DCUDA_MESSAGE_STATE.set(TAIL, tail);
     DCUDA_MESSAGE_STATE.set(CREDIT_KEY, 0);
     DCUDA_MESSAGE_STATE.set(HOST_SENT, 0);
+    DCUDA_MESSAGE_STATE.set(AHEAD_KEY, 0);
     message_peer::start_tails(ctx, dev);
 }
 

@@ -3,9 +3,19 @@
 //! last as its guess) and publishes it, or, while the log is full or the
 //! message long, publishes its envelope in the receiver's list. The same
 //! reservation serves the peer logs of mapped GPUs (`message_peer`).
+//!
+//! After a message into a log of its device the sender reserves the next
+//! position there at once ([`reserve_ahead`]): its next message to that
+//! receiver takes it without a round trip to memory, while the
+//! compare-and-swap's own wait overlaps the receiver's work. A position
+//! reserved ahead holds the log's tail until used, so a sender gives it
+//! back ([`give_back`]: a record that its receiver retires unseen) as soon
+//! as it sends anywhere else, and when its rank ends.
 
 use super::message_lists::push_envelope;
-use super::message_logs::{Log, CREDIT_KEY, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE};
+use super::message_logs::{
+    Log, AHEAD_KEY, AHEAD_POS, CREDIT_KEY, CREDIT_POS, CREDIT_RETIRED, DCUDA_MESSAGE_STATE,
+};
 use super::message_small::Words;
 use super::message_stamps as stamps;
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
@@ -23,29 +33,14 @@ pub(super) struct Header {
 }
 
 impl Header {
-    /// The words a receiver's search tests, stamped
-    /// ([`message_stamps`](super::message_stamps)).
-    #[inline(always)]
-    pub(super) fn stamped(&self) -> stamps::Stamped {
-        let bytes = self.bytes.min(u32::MAX as u64) as u32;
-        (self.context, self.source, self.tag, bytes)
-    }
-
-    /// Writes the header into `r` and publishes the record: at `pos` of
-    /// device rank `dev`'s log (its sequence word, released; its stamped
-    /// words with `small`, the payload if it is at most 16 bytes), or as
-    /// an envelope pushed to `dev`'s list (`None`).
+    /// Writes the header and stamped words of a record at `pos` of a log
+    /// of this device (`small`: the payload if it is at most 16 bytes);
+    /// [`release`](Self::release) publishes it.
     ///
     /// # Safety
-    /// `r` is this sender's reserved record or its envelope, unpublished.
+    /// `r` is this sender's reserved record at `pos`, unpublished.
     #[inline(always)]
-    pub(super) unsafe fn publish(
-        &self,
-        r: *mut MessageRecord,
-        pos: Option<u32>,
-        (ctx, dev): (&RankContext, u32),
-        small: Words,
-    ) {
+    pub(super) unsafe fn write(&self, r: *mut MessageRecord, pos: u32, small: Words) {
         // SAFETY: as the caller promises.
         unsafe {
             (*r).context = self.context;
@@ -54,14 +49,45 @@ impl Header {
             (*r).bytes = self.bytes;
             (*r).data = self.data;
             (*r).sender = self.sender;
-            match pos {
-                Some(pos) => {
-                    let stamp = pos.wrapping_add(1);
-                    stamps::stamp(r, stamp, self.stamped(), small);
-                    arch::store_release(&raw mut (*r).seq, stamp, Scope::Gpu)
-                }
-                None => push_envelope(ctx, dev, r),
-            }
+            stamps::stamp(r, pos.wrapping_add(1), self.stamped(), small);
+        }
+    }
+
+    /// Publishes the record [`write`](Self::write) wrote: its sequence
+    /// word, released.
+    ///
+    /// # Safety
+    /// As for `write`, after it.
+    #[inline(always)]
+    pub(super) unsafe fn release(r: *mut MessageRecord, pos: u32) {
+        // SAFETY: as the caller promises.
+        unsafe { arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu) }
+    }
+
+    /// The words a receiver's search tests, stamped
+    /// ([`message_stamps`](super::message_stamps)).
+    #[inline(always)]
+    pub(super) fn stamped(&self) -> stamps::Stamped {
+        let bytes = self.bytes.min(u32::MAX as u64) as u32;
+        (self.context, self.source, self.tag, bytes)
+    }
+
+    /// Writes the header into this sender's envelope `r` and pushes it to
+    /// device rank `dev`'s list.
+    ///
+    /// # Safety
+    /// `r` is this sender's envelope, unpublished.
+    #[inline(always)]
+    pub(super) unsafe fn push(&self, r: *mut MessageRecord, (ctx, dev): (&RankContext, u32)) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            (*r).context = self.context;
+            (*r).source = self.source;
+            (*r).tag = self.tag;
+            (*r).bytes = self.bytes;
+            (*r).data = self.data;
+            (*r).sender = self.sender;
+            push_envelope(ctx, dev, r)
         }
     }
 }
@@ -77,10 +103,98 @@ pub(super) struct Credit {
     pub key: u32,
 }
 
+/// The position for a message to device rank `dev` (leader thread): the
+/// one reserved ahead after the last message to it, else a new one (after
+/// giving back one reserved in another log); `None` while the log is full.
+#[inline(always)]
+pub(super) fn take(ctx: &RankContext, dev: u32) -> Option<u32> {
+    if DCUDA_MESSAGE_STATE.get(AHEAD_KEY) == dev + 1 {
+        DCUDA_MESSAGE_STATE.set(AHEAD_KEY, 0);
+        return Some(DCUDA_MESSAGE_STATE.get(AHEAD_POS));
+    }
+    give_back(ctx);
+    reserve(ctx, dev)
+}
+
+/// A compare-and-swap in flight for the position after this sender's
+/// message in a log: its guess and what it found.
+pub(super) struct Ahead {
+    key: u32,
+    guess: u32,
+    seen: u32,
+}
+
+/// Starts reserving, with one compare-and-swap, the position after the
+/// one this sender just took in `dev`'s log (leader thread, between
+/// writing its record and releasing it, so that the release's wait covers
+/// the round trip): `None` if its cached view says the log is full.
+/// [`Ahead::keep`] takes the result.
+#[inline(always)]
+pub(super) fn reserve_ahead(ctx: &RankContext, dev: u32) -> Option<Ahead> {
+    // `take` just used this log's cached view.
+    let guess = DCUDA_MESSAGE_STATE.get(CREDIT_POS);
+    let retired = DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED);
+    if guess.wrapping_add(1).wrapping_sub(retired) > MSG_LOG as u32 {
+        return None;
+    }
+    let reserved = Log::of(ctx, dev, false).reserved;
+    // SAFETY: the receiver's counter.
+    let seen = unsafe {
+        arch::compare_exchange(
+            reserved,
+            guess,
+            guess.wrapping_add(1),
+            arch::Ordering::Relaxed,
+            Scope::Gpu,
+        )
+    };
+    Some(Ahead {
+        key: dev + 1,
+        guess,
+        seen,
+    })
+}
+
+impl Ahead {
+    /// Keeps the position if the compare-and-swap took it; else the
+    /// cached view learns where the log is (no second try: another
+    /// sender is there).
+    #[inline(always)]
+    pub fn keep(self) {
+        if self.seen == self.guess {
+            DCUDA_MESSAGE_STATE.set(AHEAD_POS, self.guess);
+            DCUDA_MESSAGE_STATE.set(AHEAD_KEY, self.key);
+            DCUDA_MESSAGE_STATE.set(CREDIT_POS, self.guess.wrapping_add(1));
+        } else {
+            DCUDA_MESSAGE_STATE.set(CREDIT_POS, self.seen);
+        }
+    }
+}
+
+/// Gives back the position reserved ahead, if any (leader thread): a
+/// record stamped [`VOID`](stamps::VOID), which its receiver retires
+/// unseen.
+#[inline(always)]
+pub(super) fn give_back(ctx: &RankContext) {
+    let key = DCUDA_MESSAGE_STATE.get(AHEAD_KEY);
+    if key == 0 {
+        return;
+    }
+    DCUDA_MESSAGE_STATE.set(AHEAD_KEY, 0);
+    let pos = DCUDA_MESSAGE_STATE.get(AHEAD_POS);
+    let r = Log::of(ctx, key - 1, false).record(pos);
+    let stamp = pos.wrapping_add(1);
+    // SAFETY: the record is this sender's, reserved and unpublished.
+    unsafe {
+        stamps::stamp(r, stamp, (0, 0, 0, stamps::VOID), [0, 0]);
+        arch::store_release(&raw mut (*r).seq, stamp, Scope::Gpu);
+    }
+}
+
 /// Reserves a position in `dev`'s message log if it has room (leader
 /// thread); `None` when full.
 #[inline(always)]
-pub(super) fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
+fn reserve(ctx: &RankContext, dev: u32) -> Option<u32> {
     let log = Log::of(ctx, dev, false);
     let credit = Credit {
         reserved: (log.reserved, Scope::Gpu),

@@ -22,9 +22,13 @@ use super::message_small::Words;
 use crate::abi::MessageRecord;
 use crate::arch::{self, Scope};
 
-/// The header a sender stamps: context, source, tag, payload bytes (at
-/// most `u32::MAX`: message and peer logs hold short messages only).
+/// The header a sender stamps: context, source, tag, payload bytes (below
+/// `u32::MAX`: message and peer logs hold short messages only).
 pub(super) type Stamped = (u32, u32, u32, u32);
+
+/// The bytes of a record that holds no message (a position reserved ahead
+/// and given back): its receiver retires it unseen.
+pub(super) const VOID: u32 = u32::MAX;
 
 /// Writes `header` and the small payload `words` (bytes past the payload
 /// are zero) into `r`'s stamped words with `stamp`.
@@ -129,6 +133,9 @@ impl Peek {
         }
         if self.consumed == stamp {
             return Seen::Received(v[3] as u64);
+        }
+        if v[3] == VOID {
+            return Seen::Received(0);
         }
         let source_ok = match w.source {
             Source::Any => true,

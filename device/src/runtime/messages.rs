@@ -22,7 +22,7 @@ use super::message_logs::{
     self as logs, Found, Log, Wanted, ENVELOPE, EXPRESS, INBOX, KIND, LOG, PEER,
 };
 use super::message_peer::{self, sent_through_hosts};
-use super::message_send::{reserve, Header};
+use super::message_send::{give_back, reserve_ahead, take, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
@@ -78,6 +78,12 @@ impl Runtime {
             sender: block.id(),
         };
         let mut first = self.messages.first_use();
+        if !first && place.route != Route::Local {
+            // A position reserved ahead in a log of this device goes back
+            // before a message elsewhere.
+            let ctx = *self.ctx();
+            block.leader(|_| give_back(&ctx));
+        }
         if place.route == Route::Direct && self.send_to_peer(block, place, header, buf, &mut first)
         {
             return;
@@ -122,13 +128,18 @@ impl Runtime {
                 // SAFETY: `buf` holds `bytes` bytes; loaded before the
                 // reservation, so that they travel together.
                 let words = unsafe { small::load(src, bytes) };
-                let Some(pos) = reserve(&ctx, place.dev) else {
+                let Some(pos) = take(&ctx, place.dev) else {
                     return FULL;
                 };
                 let r = Log::of(&ctx, place.dev, false).record(pos);
                 // SAFETY: the record is ours until published.
                 unsafe {
-                    header.publish(r, Some(pos), (&ctx, place.dev), words);
+                    header.write(r, pos, words);
+                    let ahead = reserve_ahead(&ctx, place.dev);
+                    Header::release(r, pos);
+                    if let Some(a) = ahead {
+                        a.keep();
+                    }
                 }
                 SENT
             })
@@ -137,13 +148,17 @@ impl Runtime {
                 if first {
                     logs::start(&ctx, me);
                 }
-                reserve(&ctx, place.dev).map_or(FULL, u64::from)
+                take(&ctx, place.dev).map_or(FULL, u64::from)
             })
         } else {
             block.sync();
-            if first {
-                block.leader(|_| logs::start(&ctx, me));
-            }
+            block.leader(|_| {
+                if first {
+                    logs::start(&ctx, me);
+                } else {
+                    give_back(&ctx);
+                }
+            });
             FULL
         };
         if pos == SENT {
@@ -166,9 +181,19 @@ impl Runtime {
             block.sync();
         }
         block.leader(|_| {
-            let pos = (pos != FULL).then_some(pos as u32);
             // SAFETY: the record is ours until published.
-            unsafe { header.publish(r, pos, (&ctx, place.dev), [0, 0]) }
+            unsafe {
+                if pos == FULL {
+                    return header.push(r, (&ctx, place.dev));
+                }
+                let pos = pos as u32;
+                header.write(r, pos, [0, 0]);
+                let ahead = reserve_ahead(&ctx, place.dev);
+                Header::release(r, pos);
+                if let Some(a) = ahead {
+                    a.keep();
+                }
+            }
         });
         if pos == FULL {
             self.wait_send_done(block, [tag, dest, 1]);

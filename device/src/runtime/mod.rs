@@ -130,8 +130,14 @@ impl Runtime {
     #[inline(always)]
     pub fn finish(&self, block: &Block) {
         self.trace_clock_sync(block);
-        let status = self.ctx().status(block.id());
+        let ctx = self.ctx();
+        let status = ctx.status(block.id());
+        let messages = self.messages.used();
         block.leader(|_| {
+            if messages {
+                // A position reserved ahead must not hold its log's tail.
+                message_send::give_back(ctx);
+            }
             // SAFETY: the status slot is this rank's own.
             unsafe {
                 arch::store_relaxed(&raw mut (*status).state, STATUS_FINISHED, Scope::System)
