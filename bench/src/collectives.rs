@@ -25,7 +25,6 @@ pub fn collective_latency(
 ) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
     let out = rt.alloc::<u64>(batches as usize)?;
     let result = rt.alloc::<f64>(1)?;
-    let word = rt.alloc::<u32>(1)?;
     let args = CollectiveLatencyArgs {
         mode,
         world: world as u32,
@@ -33,7 +32,6 @@ pub fn collective_latency(
         iters,
         out: out.slice(),
         result: result.slice(),
-        word: word.slice(),
     };
     let config = RunConfig::new(THREADS).ranks(ranks);
     // SAFETY: one output per batch and one result.

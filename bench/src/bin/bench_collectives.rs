@@ -9,11 +9,6 @@
 //!
 //! bench_collectives [--quick] [--out DIR] [--baseline PATH]
 //!
-//! With `BENCH_COLLECTIVES_RAW=1` it also measures a diagnostic: the
-//! device barrier's protocol written with raw atomics inside the same rank
-//! kernel ("raw barrier", against `grid.sync()`), which tells the
-//! runtime's own cost from that of the protocol.
-//!
 //! Prints a table and writes `DIR/collectives.csv` and
 //! `DIR/collectives.svg` (default DIR: `bench-out`).
 
@@ -57,22 +52,13 @@ fn main() -> Result<()> {
         "collective,ranks,median_us,p99_us,baseline_median_us,baseline_p99_us,ratio\n",
     );
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    // (kernel mode, name, baseline mode)
-    let mut modes: Vec<(u32, &str, u64)> = MODES
-        .iter()
-        .enumerate()
-        .map(|(m, name)| (m as u32, *name, m as u64))
-        .collect();
-    if std::env::var("BENCH_COLLECTIVES_RAW").is_ok_and(|v| v == "1") {
-        modes.push((2, "raw barrier", 0));
-    }
-    for (mode, name, baseline_mode) in modes {
+    for (mode, name) in MODES.iter().enumerate() {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for &ranks in &counts {
             let d = stats(collective_latency(
                 &rt,
                 &module,
-                (mode, false),
+                (mode as u32, false),
                 ranks,
                 (batches, iters),
             )?);
@@ -80,7 +66,7 @@ fn main() -> Result<()> {
                 Some(p) => match batch_times(
                     p,
                     &[
-                        baseline_mode,
+                        mode as u64,
                         ranks as u64,
                         THREADS as u64,
                         batches as u64,

@@ -23,9 +23,7 @@ use dcuda_device::{rank, DeviceSlice, Rank, Sum};
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveLatencyArgs {
-    /// 0: `barrier`; 1: `allreduce` of an `f64`; 2: the device barrier's
-    /// protocol written with the raw atomics on `word`, bypassing the
-    /// runtime (a diagnostic: what the runtime's own path costs).
+    /// 0: `barrier`; 1: `allreduce` of an `f64`.
     pub mode: u32,
     /// 0: on the device communicator; 1: on the world (across processes).
     pub world: u32,
@@ -37,8 +35,6 @@ pub struct CollectiveLatencyArgs {
     pub out: DeviceSlice<u64>,
     /// Rank 0 writes the last allreduce's result here.
     pub result: DeviceSlice<f64>,
-    /// One zeroed word: mode 2's barrier.
-    pub word: DeviceSlice<u32>,
 }
 
 /// Every rank of the communicator runs `batches` batches of `iters`
@@ -59,9 +55,6 @@ pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
         for _ in 0..args.iters {
             if args.mode == 0 {
                 rank.barrier(comm);
-            } else if args.mode == 2 {
-                // SAFETY: one word, used by this barrier alone.
-                unsafe { raw_barrier(args.word.as_mut_ptr(), rank.size(), rank.id()) };
             } else {
                 total = rank.allreduce(comm, value, Sum);
             }
@@ -82,27 +75,6 @@ pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
             0u32
         });
     }
-}
-
-/// The device barrier's protocol by hand (cooperative groups' grid
-/// barrier with acquire polls), on `word`, over `ranks` blocks.
-///
-/// # Safety
-/// `word` is a zeroed word that only this barrier uses, and every rank of
-/// the device calls it.
-unsafe fn raw_barrier(word: *mut u32, ranks: u32, id: u32) {
-    use dcuda_device::arch::{self, Ordering, Scope};
-    const FLIP: u32 = 1 << 31;
-    arch::sync_threads();
-    if arch::thread_idx().x == 0 {
-        let add = if id == 0 { FLIP - (ranks - 1) } else { 1 };
-        // SAFETY: as the caller promises.
-        unsafe {
-            let old = arch::fetch_add(word, add, Ordering::AcqRel, Scope::Gpu);
-            while (arch::load_acquire(word, Scope::Gpu) ^ old) & FLIP == 0 {}
-        }
-    }
-    arch::sync_threads();
 }
 
 /// Arguments of [`rail_allreduce`].
