@@ -134,10 +134,8 @@ impl Runtime {
                 let r = Log::of(&ctx, place.dev, false).record(pos);
                 // SAFETY: the record is ours until published.
                 unsafe {
-                    // The compare-and-swap first: its round trip overlaps
-                    // the record's stores, and the release waits for both.
-                    let ahead = reserve_ahead(&ctx, place.dev);
                     header.write(r, pos, words);
+                    let ahead = reserve_ahead(&ctx, place.dev);
                     Header::release(r, pos);
                     if let Some(a) = ahead {
                         a.keep();
@@ -189,8 +187,8 @@ impl Runtime {
                     return header.push(r, (&ctx, place.dev));
                 }
                 let pos = pos as u32;
-                let ahead = reserve_ahead(&ctx, place.dev);
                 header.write(r, pos, [0, 0]);
+                let ahead = reserve_ahead(&ctx, place.dev);
                 Header::release(r, pos);
                 if let Some(a) = ahead {
                     a.keep();

@@ -178,7 +178,6 @@ impl Runtime {
         self.wait_until(block, call, [ranks, 0, 0], || {
             // SAFETY: the barrier word lives for the whole run.
             unsafe {
-                let polled = phase.is_some();
                 let (old, now) = match phase {
                     None => {
                         let add = if first { big } else { 1 };
@@ -186,18 +185,12 @@ impl Runtime {
                         phase = Some(old & FLIP);
                         (old, old.wrapping_add(add))
                     }
-                    // Relaxed polls, as cooperative groups' grid barrier:
-                    // an acquire load invalidates the SM's L1 each time,
-                    // under the other ranks of the SM too. One acquire
-                    // after the flip (below).
-                    Some(p) => (p, arch::load_relaxed(word, Scope::Gpu)),
+                    // Acquire polls: relaxed ones and a fence after the
+                    // flip measured slower (fewer ranks fit, and 0.2-0.5
+                    // us more a barrier on an H200).
+                    Some(p) => (p, arch::load_acquire(word, Scope::Gpu)),
                 };
                 if now & FLIP != old & FLIP {
-                    if polled {
-                        // The flip seen relaxed: acquire it. (A flip the
-                        // arrival's own atomic made was acquired by it.)
-                        arch::load_acquire(word, Scope::Gpu);
-                    }
                     return Ok(0);
                 }
                 // The ranks arrived so far, for the watchdog.
