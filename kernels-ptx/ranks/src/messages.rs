@@ -245,7 +245,12 @@ pub fn message_checks(rank: &mut Rank, args: &MessageArgs) {
 /// Elements of the messages [`peer_message_checks`] sends each round, in
 /// order: in registers, inline, over several records, and the longest
 /// that goes into a mapped GPU's peer log.
-pub const PEER_LENS: [u32; 4] = [1, 25, 300, (dcuda_device::abi::PEER_EAGER / 8) as u32];
+pub const PEER_LENS: [u32; 4] = [
+    1,
+    (dcuda_device::abi::EAGER / 8) as u32,
+    300,
+    (dcuda_device::abi::PEER_EAGER / 8) as u32,
+];
 
 /// Messages between processes, in pairs of ranks half the world apart
 /// (the last rank of an odd world sits out): in `rounds` rounds the lower
