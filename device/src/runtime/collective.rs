@@ -123,16 +123,17 @@ impl Runtime {
             return T::from_word(word);
         }
         let words = [value.to_word(), 0, 0];
-        let dev = self
-            .world_rank(comm, root)
-            .wrapping_sub(self.ctx().world_first);
+        // The root's device rank, once `meet` or `through_lead` checked
+        // `comm` (a freed one's table part may be another's by now).
+        let root_here = |rt: &Runtime| rt.world_rank(comm, root).wrapping_sub(rt.ctx().world_first);
         if !self.spans_processes(comm) {
             let slots = self.meet(block, comm, Call::Bcast, words);
-            return T::from_word(word(slots, dev as usize, 0));
+            return T::from_word(word(slots, root_here(self) as usize, 0));
         }
         let word = self.through_lead(block, comm, Call::Bcast, words, |rt, block, slots| {
             // The root's word where the root is, zero elsewhere: or-ed
             // together between the leaders, the root's word everywhere.
+            let dev = root_here(rt);
             let mine = if dev < rt.ctx().ranks {
                 word(slots, dev as usize, 0)
             } else {

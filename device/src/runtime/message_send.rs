@@ -33,14 +33,12 @@ pub(super) struct Header {
 }
 
 impl Header {
-    /// Writes the header and stamped words of a record at `pos` of a log
-    /// of this device (`small`: the payload if it is at most 16 bytes);
-    /// [`release`](Self::release) publishes it.
+    /// Writes the header's fields into `r`.
     ///
     /// # Safety
-    /// `r` is this sender's reserved record at `pos`, unpublished.
+    /// `r` is this sender's reserved record or its envelope, unpublished.
     #[inline(always)]
-    pub(super) unsafe fn write(&self, r: *mut MessageRecord, pos: u32, small: Words) {
+    unsafe fn fill(&self, r: *mut MessageRecord) {
         // SAFETY: as the caller promises.
         unsafe {
             (*r).context = self.context;
@@ -49,19 +47,37 @@ impl Header {
             (*r).bytes = self.bytes;
             (*r).data = self.data;
             (*r).sender = self.sender;
-            stamps::stamp(r, pos.wrapping_add(1), self.stamped(), small);
         }
     }
 
-    /// Publishes the record [`write`](Self::write) wrote: its sequence
-    /// word, released.
+    /// Writes the header and stamped words of the record at `pos` of
+    /// device rank `dev`'s log (`small`: the payload if it is at most 16
+    /// bytes) and publishes it: its sequence word, released. On the way it
+    /// reserves the sender's next position in that log ahead
+    /// ([`reserve_ahead`]), so that the release's wait covers that round
+    /// trip too (leader thread).
     ///
     /// # Safety
-    /// As for `write`, after it.
+    /// `r` is this sender's reserved record at `pos`, unpublished.
     #[inline(always)]
-    pub(super) unsafe fn release(r: *mut MessageRecord, pos: u32) {
+    pub(super) unsafe fn publish(
+        &self,
+        r: *mut MessageRecord,
+        pos: u32,
+        (ctx, dev): (&RankContext, u32),
+        small: Words,
+    ) {
+        let stamp = pos.wrapping_add(1);
         // SAFETY: as the caller promises.
-        unsafe { arch::store_release(&raw mut (*r).seq, pos.wrapping_add(1), Scope::Gpu) }
+        unsafe {
+            self.fill(r);
+            stamps::stamp(r, stamp, self.stamped(), small);
+            let ahead = reserve_ahead(ctx, dev);
+            arch::store_release(&raw mut (*r).seq, stamp, Scope::Gpu);
+            if let Some(a) = ahead {
+                a.keep();
+            }
+        }
     }
 
     /// The words a receiver's search tests, stamped
@@ -81,12 +97,7 @@ impl Header {
     pub(super) unsafe fn push(&self, r: *mut MessageRecord, (ctx, dev): (&RankContext, u32)) {
         // SAFETY: as the caller promises.
         unsafe {
-            (*r).context = self.context;
-            (*r).source = self.source;
-            (*r).tag = self.tag;
-            (*r).bytes = self.bytes;
-            (*r).data = self.data;
-            (*r).sender = self.sender;
+            self.fill(r);
             push_envelope(ctx, dev, r)
         }
     }
@@ -118,7 +129,7 @@ pub(super) fn take(ctx: &RankContext, dev: u32) -> Option<u32> {
 
 /// A compare-and-swap in flight for the position after this sender's
 /// message in a log: its guess and what it found.
-pub(super) struct Ahead {
+struct Ahead {
     key: u32,
     guess: u32,
     seen: u32,
@@ -130,7 +141,7 @@ pub(super) struct Ahead {
 /// the round trip): `None` if its cached view says the log is full.
 /// [`Ahead::keep`] takes the result.
 #[inline(always)]
-pub(super) fn reserve_ahead(ctx: &RankContext, dev: u32) -> Option<Ahead> {
+fn reserve_ahead(ctx: &RankContext, dev: u32) -> Option<Ahead> {
     // `take` just used this log's cached view.
     let guess = DCUDA_MESSAGE_STATE.get(CREDIT_POS);
     let retired = DCUDA_MESSAGE_STATE.get(CREDIT_RETIRED);
@@ -160,7 +171,7 @@ impl Ahead {
     /// cached view learns where the log is (no second try: another
     /// sender is there).
     #[inline(always)]
-    pub fn keep(self) {
+    fn keep(self) {
         if self.seen == self.guess {
             DCUDA_MESSAGE_STATE.set(AHEAD_POS, self.guess);
             DCUDA_MESSAGE_STATE.set(AHEAD_KEY, self.key);

@@ -20,7 +20,7 @@ use super::message_inbox::{clear_want, consume_express};
 use super::message_lists::unlink_envelope;
 use super::message_logs::{self as logs, Found, Log, ENVELOPE, EXPRESS, INBOX, KIND, LOG, PEER};
 use super::message_peer::{self, sent_through_hosts};
-use super::message_send::{give_back, reserve_ahead, take, Header};
+use super::message_send::{give_back, take, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
@@ -126,14 +126,7 @@ impl Runtime {
                 };
                 let r = Log::of(&ctx, place.dev, false).record(pos);
                 // SAFETY: the record is ours until published.
-                unsafe {
-                    header.write(r, pos, words);
-                    let ahead = reserve_ahead(&ctx, place.dev);
-                    Header::release(r, pos);
-                    if let Some(a) = ahead {
-                        a.keep();
-                    }
-                }
+                unsafe { header.publish(r, pos, (&ctx, place.dev), words) };
                 SENT
             })
         } else if bytes <= EAGER {
@@ -177,14 +170,9 @@ impl Runtime {
             // SAFETY: the record is ours until published.
             unsafe {
                 if pos == FULL {
-                    return header.push(r, (&ctx, place.dev));
-                }
-                let pos = pos as u32;
-                header.write(r, pos, [0, 0]);
-                let ahead = reserve_ahead(&ctx, place.dev);
-                Header::release(r, pos);
-                if let Some(a) = ahead {
-                    a.keep();
+                    header.push(r, (&ctx, place.dev))
+                } else {
+                    header.publish(r, pos as u32, (&ctx, place.dev), [0, 0])
                 }
             }
         });
