@@ -50,7 +50,7 @@ done
 mkdir -p "$bundle/bench"
 cp target/release/bench target/release/bench_world target/release/bench_collectives target/release/bench_chunks \
   target/release/bench_world_collectives target/release/bench_world_allreduce target/release/bench_messages \
-  target/release/bench_typed target/release/bench_plans "$bundle/bench/"
+  target/release/bench_typed target/release/bench_plans target/release/bench_probes "$bundle/bench/"
 mkdir -p "$bundle/baselines"
 cp bench/baselines/*.cu bench/baselines/*.cuh "$bundle/baselines/"
 for bin in examples/src/bin/* tests/src/bin/* apps/*/src/bin/*; do

@@ -9,12 +9,14 @@ mod chunks;
 mod host_parts;
 mod latency;
 mod messages;
+mod probes;
 mod typed;
 pub use bandwidth::*;
 pub use chunks::*;
 pub use host_parts::*;
 pub use latency::*;
 pub use messages::*;
+pub use probes::*;
 pub use typed::*;
 
 use dcuda_device::{rank, DeviceSlice, Rank, Sum};
