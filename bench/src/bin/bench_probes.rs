@@ -22,7 +22,8 @@ use dcuda_bench::collectives::{collective_latency, THREADS};
 use dcuda_bench::options;
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench_kernels::{
-    CollectiveLatencyArgs, TimelineArgs, BARRIER_ALONE, BARRIER_RAW, MESSAGE_TIMELINE,
+    CollectiveLatencyArgs, TimelineArgs, BARRIER_ALONE, BARRIER_RAW, COLLECTIVE_LATENCY,
+    MESSAGE_TIMELINE, POINTS,
 };
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -57,7 +58,11 @@ fn barrier_kernel(
 }
 
 fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String) -> Result<()> {
-    let max = module.max_ranks(&BARRIER_ALONE, THREADS)?;
+    // The benchmark's kernel fits fewer ranks than the others.
+    let max = module.max_ranks(&COLLECTIVE_LATENCY, THREADS)?;
+    let most = module
+        .max_ranks(&BARRIER_ALONE, THREADS)?
+        .min(module.max_ranks(&BARRIER_RAW, THREADS)?);
     let (batches, iters) = if o.quick { (10, 20) } else { (100, 200) };
     println!(
         "{:<22} {:>6} {:>10} {:>10} {:>9}",
@@ -65,6 +70,9 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
     );
     let mut counts: Vec<u32> = [8, 128].into_iter().filter(|&n| n < max).collect();
     counts.push(max);
+    if most > max {
+        counts.push(most);
+    }
     for ranks in counts {
         let grid = match &o.baseline {
             Some(p) => {
@@ -79,16 +87,11 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
             }
             None => None,
         };
-        let mut rows: Vec<(&str, Stats)> = vec![(
-            "runtime (benchmark)",
-            stats(collective_latency(
-                rt,
-                module,
-                (0, false),
-                ranks,
-                (batches, iters),
-            )?),
-        )];
+        let mut rows: Vec<(&str, Stats)> = Vec::new();
+        if ranks <= max {
+            let ns = collective_latency(rt, module, (0, false), ranks, (batches, iters))?;
+            rows.push(("runtime (benchmark)", stats(ns)));
+        }
         for (name, k) in [("runtime (alone)", &BARRIER_ALONE), ("raw", &BARRIER_RAW)] {
             rows.push((
                 name,
@@ -112,19 +115,28 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
     Ok(())
 }
 
-/// The mean of each timeline span over each batch, in µs: the sender's
-/// transfer, from its end to the receiver's return, from an arrival to
-/// the next transfer, and half a round trip.
+/// The spans of the timeline, each side's mean per batch, in µs: the
+/// sender's transfer; from its end until the receiver sees it, and until
+/// it returns; from an arrival until the next transfer; half a round trip.
+const SPANS: [&str; 6] = [
+    "transfer",
+    "end to seen",
+    "seen to return",
+    "end to return",
+    "arrival to transfer",
+    "half round trip",
+];
+
 fn timeline(
     rt: &Runtime,
     module: &Module,
     mode: u32,
     (batches, iters): (u32, u32),
-) -> Result<[Vec<f64>; 4]> {
+) -> Result<Vec<Vec<f64>>> {
     let ranks = 2;
     let src = rt.upload(&vec![7u64; ranks])?;
     let dst = rt.alloc::<u64>(ranks)?;
-    let sums = rt.alloc::<u64>(batches as usize * 6)?;
+    let sums = rt.alloc::<u64>(batches as usize * 2 * POINTS)?;
     let args = TimelineArgs {
         mode,
         batches,
@@ -134,47 +146,50 @@ fn timeline(
         sums: sums.slice(),
     };
     let config = RunConfig::new(THREADS).ranks(ranks as u32);
-    // SAFETY: one element per rank in src and dst, six sums per batch.
+    // SAFETY: one element per rank in src and dst, the sums of each batch.
     unsafe { module.run(&MESSAGE_TIMELINE, &config, &args)? };
     let sums = sums.download()?;
-    let mut spans: [Vec<f64>; 4] = Default::default();
+    let mut spans = vec![Vec::new(); SPANS.len()];
     let n = iters as f64 * 1e3;
-    for b in sums.chunks(6) {
+    for b in sums.chunks(2 * POINTS) {
         // a: world rank 0 (sends first), z: the last; 0 before a transfer,
-        // 1 after it, 2 after an arrival.
-        let (a, z) = (&b[0..3], &b[3..6]);
+        // 1 after it, 2 when an arrival is seen, 3 after the arrival.
+        let (a, z) = (&b[..POINTS], &b[POINTS..]);
         let d = |x: u64, y: u64| x.wrapping_sub(y) as i64 as f64 / n;
+        let both = |i: usize, j: usize| (d(z[i], a[j]) + d(a[i], z[j])) / 2.0;
         spans[0].push((d(a[1], a[0]) + d(z[1], z[0])) / 2.0);
-        spans[1].push((d(z[2], a[1]) + d(a[2], z[1])) / 2.0);
-        // Rank 0's next transfer follows its arrival one round trip later.
-        spans[2].push(d(z[0], z[2]));
-        spans[3].push(d(a[2], a[0]) / 2.0);
+        spans[1].push(both(2, 1));
+        spans[2].push((d(a[3], a[2]) + d(z[3], z[2])) / 2.0);
+        spans[3].push(both(3, 1));
+        // The last rank's transfer follows its arrival.
+        spans[4].push(d(z[0], z[3]));
+        spans[5].push(d(a[3], a[0]) / 2.0);
     }
     Ok(spans)
 }
 
 fn message(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String) -> Result<()> {
     let shape = if o.quick { (5, 50) } else { (20, 200) };
-    let names = [
-        "transfer",
-        "end to return",
-        "arrival to transfer",
-        "half round trip",
+    print!("{:<18}", "8 B, us");
+    for s in SPANS {
+        print!(" {s:>14}");
+    }
+    println!();
+    let modes = [
+        (0, "put"),
+        (1, "send"),
+        (2, "send, iprobe"),
+        (3, "send + notify"),
     ];
-    println!(
-        "{:<10} {:>10} {:>14} {:>20} {:>16}",
-        "8 B", names[0], names[1], names[2], names[3]
-    );
-    for (mode, name) in [(0, "put"), (1, "send")] {
+    for (mode, name) in modes {
         let spans = timeline(rt, module, mode, shape)?;
-        let medians: Vec<f64> = spans.into_iter().map(|v| median(v)).collect();
-        println!(
-            "{name:<10} {:>10.3} {:>14.3} {:>20.3} {:>16.3}",
-            medians[0], medians[1], medians[2], medians[3]
-        );
-        for (span, m) in names.iter().zip(&medians) {
+        print!("{name:<18}");
+        for (span, v) in SPANS.iter().zip(spans) {
+            let m = median(v);
+            print!(" {m:>14.3}");
             *csv += &format!("{name},{span},{m:.4}\n");
         }
+        println!();
     }
     Ok(())
 }

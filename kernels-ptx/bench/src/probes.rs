@@ -75,7 +75,9 @@ unsafe fn arrive_and_wait(word: *mut u32, ranks: u32, id: u32) -> u32 {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TimelineArgs {
-    /// 0: `put_notify` and `wait_notifications`; 1: `send` and `recv`.
+    /// 0: `put_notify` and `wait_notifications`; 1: `send` and `recv`;
+    /// 2: `send`, and `iprobe` until it finds the message, then `recv`;
+    /// 3: `send` and `notify`, and `wait_notifications`, then `recv`.
     pub mode: u32,
     /// Timed batches (after one warm-up batch).
     pub batches: u32,
@@ -86,16 +88,20 @@ pub struct TimelineArgs {
     /// One `u64` per device rank: its window, where it receives.
     pub dst: DeviceSlice<u64>,
     /// Per batch and side (world rank 0, then the last): the wrapping sums
-    /// over the batch's round trips of the device clock at three points,
-    /// before each transfer, after it, and after each arrival.
+    /// over the batch's round trips of the device clock at [`POINTS`]
+    /// points: before each transfer, after it, when an arrival is seen
+    /// (modes 2 and 3; else when it returns) and after each arrival.
     pub sums: DeviceSlice<u64>,
 }
 
+/// Clock readings a side sums per round trip in [`message_timeline`].
+pub const POINTS: usize = 4;
+
 /// The ping-pong of `message_bench` with 8-byte transfers, each side
 /// summing its clock readings around its transfers and arrivals
-/// (`Rank::timestamp`: one block barrier each, on both sides): the differences of the two sides' sums give
-/// the mean time a transfer takes its sender, and from its end until the
-/// receiver returns from its wait.
+/// (`Rank::timestamp`: one block barrier each, on both sides): the
+/// differences of the two sides' sums give the mean time a transfer takes
+/// its sender, and from its end until the receiver sees it and returns.
 #[rank]
 pub fn message_timeline(rank: &mut Rank, args: &TimelineArgs) {
     let world = rank.world();
@@ -103,27 +109,44 @@ pub fn message_timeline(rank: &mut Rank, args: &TimelineArgs) {
     let src = args.src.chunk(rank.id() as usize, 1);
     let dst = args.dst.chunk(rank.id() as usize, 1);
     let win = rank.win_create(world, dst);
+    let (data, seen) = (1, 2);
     if last > 0 && (me == 0 || me == last) {
         let (first, peer) = (me == 0, last - me);
         let side = if first { 0 } else { 1 };
         for b in 0..=args.batches {
-            let mut sums = [0u64; 3];
-            let send = |rank: &mut Rank, sums: &mut [u64; 3]| {
+            let mut sums = [0u64; POINTS];
+            let send = |rank: &mut Rank, sums: &mut [u64; POINTS]| {
                 sums[0] = sums[0].wrapping_add(rank.timestamp());
                 if args.mode == 0 {
-                    rank.put_notify(win, peer, 0, src, 1);
+                    rank.put_notify(win, peer, 0, src, data);
                 } else {
-                    rank.send(world, peer, 1, src);
+                    rank.send(world, peer, data, src);
+                    if args.mode == 3 {
+                        rank.notify(world, peer, seen);
+                    }
                 }
                 sums[1] = sums[1].wrapping_add(rank.timestamp());
             };
-            let arrive = |rank: &mut Rank, sums: &mut [u64; 3]| {
+            let arrive = |rank: &mut Rank, sums: &mut [u64; POINTS]| {
                 if args.mode == 0 {
-                    rank.wait_notifications(1, 1);
+                    rank.wait_notifications(data, 1);
                 } else {
-                    rank.recv(world, Source::Rank(peer), Some(1), dst);
+                    if args.mode == 2 {
+                        while rank.iprobe(world, Source::Rank(peer), Some(data)).is_none() {}
+                    } else if args.mode == 3 {
+                        rank.wait_notifications(seen, 1);
+                    }
+                    if args.mode >= 2 {
+                        let t = rank.timestamp();
+                        sums[2] = sums[2].wrapping_add(t);
+                    }
+                    rank.recv(world, Source::Rank(peer), Some(data), dst);
                 }
-                sums[2] = sums[2].wrapping_add(rank.timestamp());
+                let t = rank.timestamp();
+                if args.mode < 2 {
+                    sums[2] = sums[2].wrapping_add(t);
+                }
+                sums[3] = sums[3].wrapping_add(t);
             };
             for _ in 0..args.iters {
                 if first {
@@ -137,9 +160,9 @@ pub fn message_timeline(rank: &mut Rank, args: &TimelineArgs) {
             if b > 0 {
                 rank.single(|_| {
                     for (k, s) in sums.iter().enumerate() {
-                        let at = ((b as usize - 1) * 2 + side) * 3 + k;
-                        // SAFETY: three elements per batch and side, written
-                        // by this side's leader.
+                        let at = ((b as usize - 1) * 2 + side) * POINTS + k;
+                        // SAFETY: POINTS elements per batch and side,
+                        // written by this side's leader.
                         unsafe { args.sums.write(at, *s) };
                     }
                     0u32
