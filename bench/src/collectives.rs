@@ -1,9 +1,10 @@
 //! The dcuda side of the collective benchmarks (`bench_collectives` on one
 //! GPU, `bench_world_collectives` across processes): one run of the
-//! `collective_latency` kernel.
+//! `collective_latency` kernel, or of `barrier_latency` for the device
+//! barrier.
 
-use dcuda::{Module, RunConfig, Runtime};
-use dcuda_bench_kernels::{CollectiveLatencyArgs, COLLECTIVE_LATENCY};
+use dcuda::{Module, RankKernel, RunConfig, Runtime};
+use dcuda_bench_kernels::{CollectiveLatencyArgs, BARRIER_LATENCY, COLLECTIVE_LATENCY};
 
 /// Threads per rank in the collective benchmarks (and their baselines).
 pub const THREADS: u32 = 128;
@@ -23,6 +24,7 @@ pub fn collective_latency(
     ranks: u32,
     (batches, iters): (u32, u32),
 ) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let kernel = kernel_of(mode, world);
     let out = rt.alloc::<u64>(batches as usize)?;
     let result = rt.alloc::<f64>(1)?;
     let args = CollectiveLatencyArgs {
@@ -35,9 +37,9 @@ pub fn collective_latency(
     };
     let config = RunConfig::new(THREADS).ranks(ranks);
     // SAFETY: one output per batch and one result.
-    unsafe { module.run(&COLLECTIVE_LATENCY, &config, &args)? };
+    unsafe { module.run(kernel, &config, &args)? };
     let size = if world {
-        module.rank_info(&COLLECTIVE_LATENCY, &config)?.rank_count
+        module.rank_info(kernel, &config)?.rank_count
     } else {
         ranks
     } as f64;
@@ -47,4 +49,16 @@ pub fn collective_latency(
     }
     let ns = out.download()?;
     Ok(ns.into_iter().map(|t| t as f64 / iters as f64).collect())
+}
+
+/// The kernel that measures collective `mode` on the device (`world`
+/// false) or world communicator: the barrier on the device communicator
+/// alone in its kernel, as `grid.sync()` is in the baseline's, the others
+/// in `collective_latency`.
+pub fn kernel_of(mode: u32, world: bool) -> &'static RankKernel<CollectiveLatencyArgs> {
+    if mode == 0 && !world {
+        &BARRIER_LATENCY
+    } else {
+        &COLLECTIVE_LATENCY
+    }
 }

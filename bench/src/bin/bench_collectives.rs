@@ -5,7 +5,12 @@
 //! given with `--baseline PATH`), measured in the same run, at the same
 //! rank counts and threads, timed with the device clock inside the
 //! kernels. Each batch gives one time per collective; the table shows the
-//! median and p99 over the batches.
+//! median and p99 over the batches. The barrier runs alone in its kernel
+//! (`barrier_latency`), as `grid.sync()` does in the baseline's, up to
+//! every rank that kernel fits at once; the allreduce in
+//! `collective_latency`. In a kernel that holds both, the barrier measured
+//! 1.52× `grid.sync()` at 528 ranks on an H100 where alone it is 1.13×
+//! (`bench/results/2026-11-27-hot-paths/`).
 //!
 //! bench_collectives [--quick] [--out DIR] [--baseline PATH]
 //!
@@ -16,11 +21,10 @@ use dcuda::Runtime;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 use dcuda_bench::baseline::batch_times;
-use dcuda_bench::collectives::{collective_latency, MODES, THREADS};
+use dcuda_bench::collectives::{collective_latency, kernel_of, MODES, THREADS};
 use dcuda_bench::options;
 use dcuda_bench::stats::stats;
 use dcuda_bench::table::{cell, column, write_plot};
-use dcuda_bench_kernels::COLLECTIVE_LATENCY;
 
 fn main() -> Result<()> {
     dcuda::log::init();
@@ -32,15 +36,18 @@ fn main() -> Result<()> {
     } = options::Options::parse("bench_collectives")?.no_sections("bench_collectives")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
-    let max = module.max_ranks(&COLLECTIVE_LATENCY, THREADS)?;
     let (batches, iters) = if quick { (20, 20) } else { (100, 200) };
-    let mut counts: Vec<u32> = [2, 8, 32, 128, 512]
-        .into_iter()
-        .filter(|&n| n < max)
-        .collect();
-    counts.push(max);
+    // Every rank count up to all the ranks that fit at once, per kernel.
+    let counts = |max: u32| {
+        let mut counts: Vec<u32> = [2, 8, 32, 128, 512]
+            .into_iter()
+            .filter(|&n| n < max)
+            .collect();
+        counts.push(max);
+        counts
+    };
     println!(
-        "dcuda bench_collectives on {} ({:?}), {THREADS} threads per rank, up to {max} ranks; {batches} batches of {iters}",
+        "dcuda bench_collectives on {} ({:?}), {THREADS} threads per rank; {batches} batches of {iters}",
         rt.device_info().name,
         rt.backend()
     );
@@ -54,7 +61,8 @@ fn main() -> Result<()> {
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (mode, name) in MODES.iter().enumerate() {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for &ranks in &counts {
+        let max = module.max_ranks(kernel_of(mode as u32, false), THREADS)?;
+        for ranks in counts(max) {
             let d = stats(collective_latency(
                 &rt,
                 &module,

@@ -22,7 +22,7 @@ use dcuda_bench::collectives::{collective_latency, THREADS};
 use dcuda_bench::options;
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench_kernels::{
-    CollectiveLatencyArgs, TimelineArgs, BARRIER_ALONE, BARRIER_RAW, COLLECTIVE_LATENCY,
+    CollectiveLatencyArgs, TimelineArgs, BARRIER_LATENCY, BARRIER_RAW, COLLECTIVE_LATENCY,
     MESSAGE_TIMELINE, POINTS,
 };
 
@@ -61,7 +61,7 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
     // The benchmark's kernel fits fewer ranks than the others.
     let max = module.max_ranks(&COLLECTIVE_LATENCY, THREADS)?;
     let most = module
-        .max_ranks(&BARRIER_ALONE, THREADS)?
+        .max_ranks(&BARRIER_LATENCY, THREADS)?
         .min(module.max_ranks(&BARRIER_RAW, THREADS)?);
     let (batches, iters) = if o.quick { (10, 20) } else { (100, 200) };
     println!(
@@ -92,7 +92,7 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
             let ns = collective_latency(rt, module, (0, false), ranks, (batches, iters))?;
             rows.push(("runtime (benchmark)", stats(ns)));
         }
-        for (name, k) in [("runtime (alone)", &BARRIER_ALONE), ("raw", &BARRIER_RAW)] {
+        for (name, k) in [("runtime (alone)", &BARRIER_LATENCY), ("raw", &BARRIER_RAW)] {
             rows.push((
                 name,
                 stats(barrier_kernel(rt, module, k, ranks, (batches, iters))?),

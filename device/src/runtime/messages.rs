@@ -16,16 +16,15 @@
 //! it.
 use super::comm::Comm;
 use super::matching::Source;
-use super::message_inbox::{clear_want, consume_express};
-use super::message_lists::unlink_envelope;
-use super::message_logs::{self as logs, Found, Log, ENVELOPE, EXPRESS, INBOX, KIND, LOG, PEER};
-use super::message_peer::{self, sent_through_hosts};
+use super::message_logs::{self as logs, Found, Log};
+use super::message_peer::sent_through_hosts;
 use super::message_send::{give_back, take, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
+use super::route::Place;
 use super::Runtime;
-use crate::abi::{Call, Fault, Op, Route, Transfer, EAGER, NO_TAG, SEND_DONE_TAG};
-use crate::arch::{self, Ordering, Scope};
+use crate::abi::{Call, Fault, Op, RankContext, Route, Transfer, EAGER, SEND_DONE_TAG};
+use crate::arch;
 use crate::block::Block;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
@@ -70,6 +69,33 @@ impl Runtime {
             data: buf.as_ptr() as u64,
             sender: block.id(),
         };
+        // The common case inline: a small message to a rank of this device
+        // after the first. Every other case is out of line (`send_other`):
+        // a path that jumps over inlined cold code misses the instruction
+        // cache (`message_receive` says more).
+        if place.route == Route::Local && bytes <= SMALL && self.messages.used() {
+            // Every thread's writes to `buf` precede the copy.
+            block.sync();
+            let (ctx, src) = (self.ctx(), buf.as_ptr() as *const u8);
+            if block.single(|_| publish_small(ctx, place.dev, header, (src, bytes))) == 1 {
+                return;
+            }
+        }
+        self.send_other(block, comm, (dest, tag), (place, header), buf)
+    }
+
+    /// [`send`](Self::send) for every case but a small message on this
+    /// device after the first (or one that found the log full).
+    #[inline(never)]
+    fn send_other<T: DeviceCopy>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        (dest, tag): (u32, u32),
+        (place, header): (Place, Header),
+        buf: DeviceSlice<T>,
+    ) {
+        let bytes = buf.bytes();
         let mut first = self.messages.first_use();
         if !first && place.route != Route::Local {
             // A position reserved ahead in a log of this device goes back
@@ -118,16 +144,10 @@ impl Runtime {
                 if first {
                     logs::start(&ctx, me);
                 }
-                // SAFETY: `buf` holds `bytes` bytes; loaded before the
-                // reservation, so that they travel together.
-                let words = unsafe { small::load(src, bytes) };
-                let Some(pos) = take(&ctx, place.dev) else {
-                    return FULL;
-                };
-                let r = Log::of(&ctx, place.dev, false).record(pos);
-                // SAFETY: the record is ours until published.
-                unsafe { header.publish(r, pos, (&ctx, place.dev), words) };
-                SENT
+                match publish_small(&ctx, place.dev, header, (src, bytes)) {
+                    1 => SENT,
+                    _ => FULL,
+                }
             })
         } else if bytes <= EAGER {
             block.single(|_| {
@@ -232,76 +252,27 @@ impl Runtime {
             })
         });
         let (found, known) = Found::unpack(packed);
-        let r = logs::record_of(&ctx, id, found);
-        // SAFETY: a published record (the inbox's in host memory); the
-        // leader's acquire of it and the barrier after it order these reads.
-        let (bytes, source, tag) = unsafe {
-            let bytes = known.unwrap_or_else(|| (*r).bytes);
-            let source = match w.source {
-                Source::Rank(s) => s,
-                Source::Any => (*r).source,
-            };
-            (bytes, source, w.tag.unwrap_or_else(|| (*r).tag))
-        };
-        let status = Status { source, tag, bytes };
-        let values = [bytes, room, source as u64, tag as u64];
-        if bytes > room {
-            self.fail(block, Call::Recv, Fault::MessageTruncated, values);
-        }
-        if size > 0 && bytes % size != 0 {
-            let values = [values[0], size, values[2], values[3]];
-            self.fail(block, Call::Recv, Fault::MessagePartial, values);
-        }
-        let bytes = bytes as usize;
-        let kind = found & KIND;
-        if bytes <= SMALL {
-            // Stored by the leader as it found the message.
-        } else if bytes <= EAGER {
-            // SAFETY: as above.
-            unsafe { block.copy(dst, (*r).inline.as_ptr() as *const u8, bytes) };
-        } else if kind == PEER {
-            // SAFETY: as above; the message is in this rank's peer log.
-            unsafe { message_peer::copy_out(block, &ctx, id, found & !KIND, dst, bytes) };
-        } else if kind == ENVELOPE {
-            // SAFETY: the sender waits in `send` until notified, so its
-            // buffer of `bytes` bytes is live and unchanged.
-            unsafe { block.copy(dst, (*r).data as *const u8, bytes) };
-        } else {
-            let transfer = Transfer {
-                target: ctx.world_first + id,
-                window: 0,
-                // SAFETY: as above.
-                offset: unsafe { (*r).data },
-                local: dst as u64,
-                bytes: bytes as u64,
-            };
-            self.through_host(block, Call::Recv, Op::Fetch, NO_TAG, transfer);
-            self.wait_host(block, Call::Recv);
-        }
-        if bytes > SMALL {
-            block.sync(); // Every thread's copy is done before the record goes.
-        }
-        block.leader(|_| {
-            match kind {
-                LOG => Log::of(&ctx, id, false).consume(found & !KIND),
-                INBOX => Log::of(&ctx, id, true).consume(found & !KIND),
-                EXPRESS => consume_express(&ctx, id),
-                PEER => message_peer::consume(&ctx, id, found & !KIND, bytes as u64),
-                _ => {
-                    let sender = found & !KIND;
-                    unlink_envelope(&ctx, id, sender);
-                    // SAFETY: the sender's counter, on this device.
-                    let counter = ctx.local_counter(sender, SEND_DONE_TAG);
-                    unsafe { arch::add(counter, 1, Ordering::Release, Scope::Gpu) };
-                }
-            }
-            if ctx.processes > 1 {
-                clear_want(&ctx, id);
-            }
-            if kind == INBOX || kind == EXPRESS {
-                self.acknowledge_host_message(self.world_rank(comm, source));
-            }
-        });
-        status
+        self.take_found(block, (comm, &w), (found, known), (dst, room, size))
     }
+}
+
+/// Publishes a message of at most [`SMALL`] bytes at `src` in device rank
+/// `dev`'s log (leader thread): 1, or 0 while the log is full.
+#[inline(always)]
+fn publish_small(
+    ctx: &RankContext,
+    dev: u32,
+    header: Header,
+    (src, bytes): (*const u8, usize),
+) -> u32 {
+    // SAFETY: the caller's buffer holds `bytes` bytes; loaded before the
+    // reservation, so that they travel together.
+    let words = unsafe { small::load(src, bytes) };
+    let Some(pos) = take(ctx, dev) else {
+        return 0;
+    };
+    let r = Log::of(ctx, dev, false).record(pos);
+    // SAFETY: the record is ours until published.
+    unsafe { header.publish(r, pos, (ctx, dev), words) };
+    1
 }

@@ -25,6 +25,7 @@ mod message_lists;
 mod message_logs;
 mod message_peer;
 mod message_probe;
+mod message_receive;
 mod message_send;
 mod message_small;
 mod message_stamps;

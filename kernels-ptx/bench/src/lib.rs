@@ -79,6 +79,43 @@ pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
     }
 }
 
+/// `Rank::barrier` on the device communicator, alone in its kernel (the
+/// arguments of [`collective_latency`]; `mode` and `world` unused): the
+/// one-GPU barrier benchmark. In a kernel that also holds other
+/// collectives the same barrier measured slower (a large kernel's hot
+/// paths miss the instruction cache: `bench/experiments/far_jumps.cu`).
+#[rank]
+pub fn barrier_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
+    let comm = rank.device();
+    barrier_batches(rank, args, |r| r.barrier(comm));
+}
+
+/// `batches` batches of `iters` steps over the device's ranks, rank 0
+/// timing each batch with the device clock (as `collective_latency`).
+#[inline(always)]
+pub(crate) fn barrier_batches(
+    rank: &mut Rank,
+    args: &CollectiveLatencyArgs,
+    mut step: impl FnMut(&mut Rank),
+) {
+    let comm = rank.device();
+    for b in 0..args.batches {
+        rank.barrier(comm);
+        let t0 = rank.timestamp();
+        for _ in 0..args.iters {
+            step(rank);
+        }
+        let t1 = rank.timestamp();
+        if rank.id() == 0 {
+            rank.single(|_| {
+                // SAFETY: one element per batch, written by rank 0's thread 0.
+                unsafe { args.out.write(b as usize, t1 - t0) };
+                0u32
+            });
+        }
+    }
+}
+
 /// Arguments of [`rail_allreduce`].
 #[repr(C)]
 #[derive(Clone, Copy)]

@@ -1,40 +1,13 @@
 //! Diagnostic kernels (`bench_probes`): where the time of a device barrier
 //! and of an 8-byte message goes. Each variant is a kernel of its own, so
 //! that one variant's code does not move another's code generation (a
-//! mode branch inside one kernel did: `bench/results/2026-11-27-messages-barrier`).
+//! mode branch inside one kernel did: `bench/results/2026-11-27-messages-barrier`);
+//! [`barrier_latency`](crate::barrier_latency) is the runtime's barrier
+//! alone in its kernel.
 
-use crate::CollectiveLatencyArgs;
+use crate::{barrier_batches, CollectiveLatencyArgs};
 use dcuda_device::arch::{self, Ordering, Scope};
 use dcuda_device::{rank, DeviceSlice, Rank, Source};
-
-/// `batches` batches of `iters` barriers over the device's ranks, rank 0
-/// timing each batch with the device clock (as `collective_latency`).
-#[inline(always)]
-fn barrier_batches(rank: &mut Rank, args: &CollectiveLatencyArgs, mut step: impl FnMut(&mut Rank)) {
-    let comm = rank.device();
-    for b in 0..args.batches {
-        rank.barrier(comm);
-        let t0 = rank.timestamp();
-        for _ in 0..args.iters {
-            step(rank);
-        }
-        let t1 = rank.timestamp();
-        if rank.id() == 0 {
-            rank.single(|_| {
-                // SAFETY: one element per batch, written by rank 0's thread 0.
-                unsafe { args.out.write(b as usize, t1 - t0) };
-                0u32
-            });
-        }
-    }
-}
-
-/// `Rank::barrier` on the device communicator, alone in its kernel.
-#[rank]
-pub fn barrier_alone(rank: &mut Rank, args: &CollectiveLatencyArgs) {
-    let comm = rank.device();
-    barrier_batches(rank, args, |r| r.barrier(comm));
-}
 
 /// The device barrier's protocol with raw atomics on `args.result`'s
 /// word (zeroed by the host): the block's barrier, then the leader's
