@@ -69,16 +69,35 @@ impl Runtime {
             data: buf.as_ptr() as u64,
             sender: block.id(),
         };
-        // The common case inline: a small message to a rank of this device
-        // after the first. Every other case is out of line (`send_other`):
-        // a path that jumps over inlined cold code misses the instruction
-        // cache (`message_receive` says more).
-        if place.route == Route::Local && bytes <= SMALL && self.messages.used() {
+        // The common case inline: an eager message to a rank of this
+        // device after the first. Every other case is out of line
+        // (`send_other`): a path that jumps over inlined cold code misses
+        // the instruction cache (`message_receive` says more).
+        if place.route == Route::Local && bytes <= EAGER && self.messages.used() {
             // Every thread's writes to `buf` precede the copy.
             block.sync();
             let (ctx, src) = (self.ctx(), buf.as_ptr() as *const u8);
-            if block.single(|_| publish_small(ctx, place.dev, header, (src, bytes))) == 1 {
-                return;
+            if bytes <= SMALL {
+                if block.single(|_| publish_small(ctx, place.dev, header, (src, bytes))) == 1 {
+                    return;
+                }
+            } else {
+                // Any u32 is a position.
+                const FULL: u64 = u64::MAX;
+                let pos = block.single(|_| take(ctx, place.dev).map_or(FULL, u64::from));
+                if pos != FULL {
+                    let pos = pos as u32;
+                    let r = Log::of(ctx, place.dev, false).record(pos);
+                    // SAFETY: the record is ours until published; `bytes`
+                    // fit.
+                    unsafe { block.copy((*r).inline.as_mut_ptr() as *mut u8, src, bytes) };
+                    block.sync();
+                    // SAFETY: as above.
+                    let publish =
+                        |_: &_| unsafe { header.publish(r, pos, (ctx, place.dev), [0, 0]) };
+                    block.leader(publish);
+                    return;
+                }
             }
         }
         self.send_other(block, comm, (dest, tag), (place, header), buf)
