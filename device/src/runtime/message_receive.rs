@@ -1,10 +1,13 @@
-//! How a receive takes the message its search found: the common case (an
+//! How a receive takes the message its search found. The common case (an
 //! eager message in this rank's log; one of at most `SMALL` bytes the
-//! leader already stored as it found it) inline, every other one out of
-//! line, so that a
-//! receive's hot path is short: a path that jumps over inlined cold code
-//! misses the instruction cache, 0.15 µs a miss on an H100
-//! (`bench/experiments/far_jumps.cu`).
+//! leader already stored as it found it) comes first; every other one is
+//! marked cold (`core::hint::cold_path`), so that its code is laid out
+//! after the hot path instead of between its instructions: a path that
+//! jumps over inlined cold code misses the instruction cache, 0.15 µs a
+//! miss on an H100 (`bench/experiments/far_jumps.cu`). Out of line (a
+//! call) it cost a small message between GPUs 0.5 µs more: ptxas saves the
+//! caller's live registers around the call
+//! (`bench/results/2026-11-27-hot-paths/`).
 
 use super::comm::Comm;
 use super::matching::Source;
@@ -65,8 +68,8 @@ impl Runtime {
 
     /// [`take_found`](Self::take_found) for every other message: one that
     /// does not fit (a fault), a longer one, one from another process or
-    /// one waiting in an envelope.
-    #[inline(never)]
+    /// one waiting in an envelope (cold: see the module's note).
+    #[inline(always)]
     fn take_found_other(
         &mut self,
         block: &mut Block,
@@ -74,6 +77,7 @@ impl Runtime {
         (found, known): (u32, Option<u64>),
         (dst, room, size): Destination,
     ) -> Status {
+        core::hint::cold_path();
         let (ctx, id) = (*self.ctx(), block.id());
         let r = logs::record_of(&ctx, id, found);
         // SAFETY: a published record (the inbox's in host memory); the

@@ -103,8 +103,10 @@ impl Runtime {
         self.send_other(block, comm, (dest, tag), (place, header), buf)
     }
 
-    /// [`send`](Self::send) for every case but a small message on this
-    /// device after the first (or one that found the log full).
+    /// [`send`](Self::send) for every case but an eager message on this
+    /// device after the first (or one that found the log full). Out of
+    /// line: inlined, even marked cold, it made the small message on one
+    /// GPU 0.2–0.4 µs slower (`bench/results/2026-11-27-hot-paths/`).
     #[inline(never)]
     fn send_other<T: DeviceCopy>(
         &mut self,
