@@ -22,11 +22,31 @@ pub fn collective_latency(
     module: &Module,
     (mode, world): (u32, bool),
     ranks: u32,
+    shape: (u32, u32),
+) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    latency_of(
+        rt,
+        module,
+        kernel_of(mode, world),
+        (mode, world),
+        ranks,
+        shape,
+    )
+}
+
+/// [`collective_latency`] with any kernel that takes its arguments (the
+/// result starts zeroed: the raw barrier of `bench_probes` uses it as its
+/// word).
+pub fn latency_of(
+    rt: &Runtime,
+    module: &Module,
+    kernel: &RankKernel<CollectiveLatencyArgs>,
+    (mode, world): (u32, bool),
+    ranks: u32,
     (batches, iters): (u32, u32),
 ) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
-    let kernel = kernel_of(mode, world);
     let out = rt.alloc::<u64>(batches as usize)?;
-    let result = rt.alloc::<f64>(1)?;
+    let result = rt.upload(&[0f64])?;
     let args = CollectiveLatencyArgs {
         mode,
         world: world as u32,

@@ -16,46 +16,16 @@
 //! Prints tables and writes `DIR/probes-barrier.csv` and
 //! `DIR/probes-message.csv`.
 
-use dcuda::{Module, RankKernel, RunConfig, Runtime};
+use dcuda::{Module, RunConfig, Runtime};
 use dcuda_bench::baseline::batch_times;
-use dcuda_bench::collectives::{collective_latency, THREADS};
+use dcuda_bench::collectives::{collective_latency, latency_of, THREADS};
 use dcuda_bench::options;
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench_kernels::{
-    CollectiveLatencyArgs, TimelineArgs, BARRIER_LATENCY, BARRIER_RAW, COLLECTIVE_LATENCY,
-    MESSAGE_TIMELINE, POINTS,
+    TimelineArgs, BARRIER_LATENCY, BARRIER_RAW, COLLECTIVE_LATENCY, MESSAGE_TIMELINE, POINTS,
 };
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-/// Per-batch nanoseconds per barrier of `kernel` over `ranks` ranks.
-fn barrier_kernel(
-    rt: &Runtime,
-    module: &Module,
-    kernel: &RankKernel<CollectiveLatencyArgs>,
-    ranks: u32,
-    (batches, iters): (u32, u32),
-) -> Result<Vec<f64>> {
-    let out = rt.alloc::<u64>(batches as usize)?;
-    // The raw barrier's word: zeroed.
-    let result = rt.upload(&[0f64])?;
-    let args = CollectiveLatencyArgs {
-        mode: 0,
-        world: 0,
-        batches,
-        iters,
-        out: out.slice(),
-        result: result.slice(),
-    };
-    let config = RunConfig::new(THREADS).ranks(ranks);
-    // SAFETY: one output per batch, one zeroed word.
-    unsafe { module.run(kernel, &config, &args)? };
-    Ok(out
-        .download()?
-        .into_iter()
-        .map(|t| t as f64 / iters as f64)
-        .collect())
-}
 
 fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String) -> Result<()> {
     // The benchmark's kernel fits fewer ranks than the others.
@@ -95,7 +65,14 @@ fn barrier(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
         for (name, k) in [("runtime (alone)", &BARRIER_LATENCY), ("raw", &BARRIER_RAW)] {
             rows.push((
                 name,
-                stats(barrier_kernel(rt, module, k, ranks, (batches, iters))?),
+                stats(latency_of(
+                    rt,
+                    module,
+                    k,
+                    (0, false),
+                    ranks,
+                    (batches, iters),
+                )?),
             ));
         }
         if let Some(g) = grid {
