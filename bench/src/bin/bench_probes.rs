@@ -13,6 +13,11 @@
 //!
 //! bench_probes [--quick] [--out DIR] [--baseline PATH]
 //!
+//! Under `mpirun -np 2` (one rank on each of two GPUs) only the message
+//! timeline runs, between the GPUs: the two sides' clocks differ, but
+//! each span that crosses sides is the mean of both directions, in which
+//! the offset cancels.
+//!
 //! Prints tables and writes `DIR/probes-barrier.csv` and
 //! `DIR/probes-message.csv`.
 
@@ -110,7 +115,10 @@ fn timeline(
     mode: u32,
     (batches, iters): (u32, u32),
 ) -> Result<Vec<Vec<f64>>> {
-    let ranks = 2;
+    // One rank per process under `mpirun -np 2`: world rank 0 and the
+    // last are on two GPUs.
+    let gather = rt.job().is_some_and(|j| j.processes() > 1);
+    let ranks = if gather { 1 } else { 2 };
     let src = rt.upload(&vec![7u64; ranks])?;
     let dst = rt.alloc::<u64>(ranks)?;
     let sums = rt.alloc::<u64>(batches as usize * 2 * POINTS)?;
@@ -118,6 +126,7 @@ fn timeline(
         mode,
         batches,
         iters,
+        gather: gather as u32,
         src: src.slice(),
         dst: dst.slice(),
         sums: sums.slice(),
@@ -145,13 +154,20 @@ fn timeline(
     Ok(spans)
 }
 
-fn message(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String) -> Result<()> {
+fn message(
+    rt: &Runtime,
+    module: &Module,
+    (o, lead): (&options::Options, bool),
+    csv: &mut String,
+) -> Result<()> {
     let shape = if o.quick { (5, 50) } else { (20, 200) };
-    print!("{:<18}", "8 B, us");
-    for s in SPANS {
-        print!(" {s:>14}");
+    if lead {
+        print!("{:<18}", "8 B, us");
+        for s in SPANS {
+            print!(" {s:>14}");
+        }
+        println!();
     }
-    println!();
     let modes = [
         (0, "put"),
         (1, "send"),
@@ -160,6 +176,9 @@ fn message(rt: &Runtime, module: &Module, o: &options::Options, csv: &mut String
     ];
     for (mode, name) in modes {
         let spans = timeline(rt, module, mode, shape)?;
+        if !lead {
+            continue;
+        }
         print!("{name:<18}");
         for (span, v) in SPANS.iter().zip(spans) {
             let m = median(v);
@@ -181,21 +200,34 @@ fn main() -> Result<()> {
     let o = options::Options::parse("bench_probes")?.no_sections("bench_probes")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
-    println!(
-        "dcuda bench_probes on {} ({:?}), {THREADS} threads per rank",
-        rt.device_info().name,
-        rt.backend()
-    );
+    // Under `mpirun -np 2` only the message timeline runs, between the
+    // GPUs, and process 0 reports it.
+    let (two, lead) = match rt.job() {
+        Some(j) if j.processes() > 1 => (true, j.process() == 0),
+        _ => (false, true),
+    };
+    if lead {
+        println!(
+            "dcuda bench_probes on {} ({:?}), {}, {THREADS} threads per rank",
+            rt.device_info().name,
+            rt.backend(),
+            if two { "two GPUs" } else { "one GPU" }
+        );
+    }
     let mut barrier_csv = String::from("variant,ranks,median_us,p99_us,vs_grid_sync\n");
-    barrier(&rt, &module, &o, &mut barrier_csv)?;
+    if !two {
+        barrier(&rt, &module, &o, &mut barrier_csv)?;
+    }
     let mut message_csv = String::from("transfer,span,median_us\n");
-    message(&rt, &module, &o, &mut message_csv)?;
+    message(&rt, &module, (&o, lead), &mut message_csv)?;
+    if !lead {
+        return Ok(());
+    }
     std::fs::create_dir_all(&o.out_dir)?;
-    std::fs::write(o.out_dir.join("probes-barrier.csv"), barrier_csv)?;
+    if !two {
+        std::fs::write(o.out_dir.join("probes-barrier.csv"), barrier_csv)?;
+    }
     std::fs::write(o.out_dir.join("probes-message.csv"), message_csv)?;
-    println!(
-        "wrote {}/probes-barrier.csv, probes-message.csv",
-        o.out_dir.display()
-    );
+    println!("wrote {}/probes-*.csv", o.out_dir.display());
     Ok(())
 }

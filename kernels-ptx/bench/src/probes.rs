@@ -56,6 +56,9 @@ pub struct TimelineArgs {
     pub batches: u32,
     /// Round trips per batch.
     pub iters: u32,
+    /// Nonzero when the two sides are in different processes: the last
+    /// rank then sends its sums to world rank 0, whose `sums` hold both.
+    pub gather: u32,
     /// One `u64` per device rank: what it sends.
     pub src: DeviceSlice<u64>,
     /// One `u64` per device rank: its window, where it receives.
@@ -140,6 +143,18 @@ pub fn message_timeline(rank: &mut Rank, args: &TimelineArgs) {
                     }
                     0u32
                 });
+            }
+        }
+        if args.gather != 0 {
+            // The last rank's sums, batch by batch, to world rank 0.
+            let tag = 3;
+            for b in 0..args.batches as usize {
+                let theirs = args.sums.chunk(b * 2 + 1, POINTS);
+                if first {
+                    rank.recv(world, Source::Rank(peer), Some(tag), theirs);
+                } else {
+                    rank.send(world, peer, tag, theirs);
+                }
             }
         }
     }
