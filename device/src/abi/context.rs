@@ -208,8 +208,8 @@ pub struct RankContext {
     /// `[ranks]` each rank's own envelope: the message it waits to hand
     /// over when it is long or the receiver's log is full.
     pub envelopes: u64,
-    /// `[3][ranks]` per receiver: the list of senders' envelopes pushed to
-    /// it, the list it has taken over, and whether its [`Want`] is set.
+    /// `[2][ranks]` per receiver: the list of senders' envelopes pushed to
+    /// it, and the list it has taken over.
     pub message_lists: u64,
     /// `[ranks][MSG_LOG + 1]` [`MessageRecord`]s from other processes,
     /// written by the host (host-mapped): the inbox, then the express slot.
@@ -402,13 +402,11 @@ impl RankContext {
         (self.envelopes as *mut MessageRecord).wrapping_add(dev as usize)
     }
 
-    /// Device rank `dev`'s envelope lists (pushed, taken over) and its
-    /// want flag.
+    /// Device rank `dev`'s envelope lists (pushed, taken over).
     #[inline(always)]
-    pub fn message_lists(&self, dev: u32) -> [*mut u64; 3] {
+    pub fn message_lists(&self, dev: u32) -> [*mut u64; 2] {
         let at = (self.message_lists as *mut u64).wrapping_add(dev as usize);
-        let n = self.ranks as usize;
-        [at, at.wrapping_add(n), at.wrapping_add(2 * n)]
+        [at, at.wrapping_add(self.ranks as usize)]
     }
 
     /// Device rank `dev`'s [`Want`].

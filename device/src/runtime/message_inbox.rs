@@ -4,7 +4,9 @@
 //! the host delivers the first such message through the *express slot*.
 //! Both carry the arrival number, and the older match wins.
 
-use super::message_logs::{Found, Log, Wanted, EXPRESS, INBOX, KIND};
+use super::message_logs::{
+    Found, Log, Wanted, DCUDA_MESSAGE_STATE, EXPRESS, INBOX, KIND, WANT_POSTED,
+};
 use crate::abi::{RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
@@ -84,13 +86,12 @@ pub(super) fn find_remote(
 /// Tells the host what this rank waits for (once per receive).
 #[inline(always)]
 fn post_want(ctx: &RankContext, dev: u32, w: &Wanted) {
-    let [_, _, set] = ctx.message_lists(dev);
-    // SAFETY: this rank's flag and want.
+    if DCUDA_MESSAGE_STATE.get(WANT_POSTED) != 0 {
+        return;
+    }
+    DCUDA_MESSAGE_STATE.set(WANT_POSTED, 1);
+    // SAFETY: this rank's want.
     unsafe {
-        if *set != 0 {
-            return;
-        }
-        *set = 1;
         let [tag, source, context] = w.args();
         let want = ctx.want(dev);
         arch::store_relaxed(&raw mut (*want).context, context, Scope::System);
@@ -103,12 +104,11 @@ fn post_want(ctx: &RankContext, dev: u32, w: &Wanted) {
 /// Withdraws the want, if this rank posted one.
 #[inline(always)]
 pub(super) fn clear_want(ctx: &RankContext, dev: u32) {
-    let [_, _, set] = ctx.message_lists(dev);
-    // SAFETY: this rank's flag and want.
-    unsafe {
-        if *set != 0 {
-            *set = 0;
-            arch::store_release(&raw mut (*ctx.want(dev)).active, 0, Scope::System);
-        }
+    // The flag is in shared memory: a load from global memory here would
+    // wait a round trip on every receive.
+    if DCUDA_MESSAGE_STATE.get(WANT_POSTED) != 0 {
+        DCUDA_MESSAGE_STATE.set(WANT_POSTED, 0);
+        // SAFETY: this rank's want.
+        unsafe { arch::store_release(&raw mut (*ctx.want(dev)).active, 0, Scope::System) };
     }
 }

@@ -12,7 +12,7 @@ use crate::arch::{self, Ordering, Scope};
 /// them, and the head of its taken-over list (loaded together).
 #[inline(always)]
 pub(super) fn list_heads(ctx: &RankContext, dev: u32) -> (bool, u64) {
-    let [pushed, taken, _] = ctx.message_lists(dev);
+    let [pushed, taken] = ctx.message_lists(dev);
     // SAFETY: this rank's lists.
     unsafe { (arch::load_relaxed(pushed, Scope::Gpu) != 0, *taken) }
 }
@@ -21,7 +21,7 @@ pub(super) fn list_heads(ctx: &RankContext, dev: u32) -> (bool, u64) {
 /// `head`; returns the list's new head.
 #[inline(always)]
 pub(super) fn take_envelopes(ctx: &RankContext, dev: u32, mut head: u64) -> u64 {
-    let [pushed, taken, _] = ctx.message_lists(dev);
+    let [pushed, taken] = ctx.message_lists(dev);
     // SAFETY: this rank's lists; envelopes in them are published by the
     // release of their push and stay put until their sender is notified.
     unsafe {
@@ -57,7 +57,7 @@ pub(super) fn find_envelope(mut head: u64, w: &Wanted) -> Option<Found> {
 /// Removes the envelope of `sender` from `dev`'s taken-over list.
 #[inline(always)]
 pub(super) fn unlink_envelope(ctx: &RankContext, dev: u32, sender: u32) {
-    let [_, taken, _] = ctx.message_lists(dev);
+    let [_, taken] = ctx.message_lists(dev);
     let target = ctx.envelope(sender) as u64;
     // SAFETY: this rank's own list of envelopes.
     unsafe {
@@ -76,7 +76,7 @@ pub(super) fn unlink_envelope(ctx: &RankContext, dev: u32, sender: u32) {
 /// envelope is filled).
 #[inline(always)]
 pub(super) fn push_envelope(ctx: &RankContext, dev: u32, envelope: *mut MessageRecord) {
-    let [pushed, _, _] = ctx.message_lists(dev);
+    let [pushed, _] = ctx.message_lists(dev);
     // SAFETY: the receiver's list head; the envelope is this rank's own.
     unsafe {
         let mut head = arch::load_relaxed(pushed, Scope::Gpu);

@@ -26,13 +26,14 @@ use super::message_stamps::{self as stamps, Peek, View};
 use crate::abi::{MessageRecord, RankContext, MSG_LOG};
 use crate::arch::{self, Scope};
 
-// This rank's log tail (its retired count); a sender's cached view of the
-// last log it reserved in: its key (0: none; see `Credit`), the next
-// position, and the retired count it saw there; and how many of its
-// messages to mapped GPUs went through the hosts.
-// and the position it reserved ahead in a log of this device: the log's
-// key (0: none) and the position.
-crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 7]);
+// This rank's message state, kept by its leader: its log tail (its
+// retired count); a sender's cached view of the last log it reserved in:
+// its key (0: none; see `Credit`), the next position, and the retired
+// count it saw there; how many of its messages to mapped GPUs went
+// through the hosts; the position it reserved ahead in a log of this
+// device: the log's key (0: none) and the position; and whether it posted
+// a want for the host (`message_inbox`).
+crate::shared_array!(pub(super) static DCUDA_MESSAGE_STATE: [u32; 8]);
 const TAIL: usize = 0;
 pub(super) const CREDIT_KEY: usize = 1;
 pub(super) const CREDIT_POS: usize = 2;
@@ -40,6 +41,7 @@ pub(super) const CREDIT_RETIRED: usize = 3;
 pub(super) const HOST_SENT: usize = 4;
 pub(super) const AHEAD_KEY: usize = 5;
 pub(super) const AHEAD_POS: usize = 6;
+pub(super) const WANT_POSTED: usize = 7;
 
 /// Which store a found message is in (high bits of a found word; the low
 /// bits are the slot, or the sender's device rank for an envelope).
@@ -81,6 +83,7 @@ pub(super) fn start(ctx: &RankContext, dev: u32) {
     DCUDA_MESSAGE_STATE.set(CREDIT_KEY, 0);
     DCUDA_MESSAGE_STATE.set(HOST_SENT, 0);
     DCUDA_MESSAGE_STATE.set(AHEAD_KEY, 0);
+    DCUDA_MESSAGE_STATE.set(WANT_POSTED, 0);
     message_peer::start_tails(ctx, dev);
 }
 
@@ -117,6 +120,24 @@ pub(super) struct Wanted {
     pub context: u32,
     pub source: Source,
     pub tag: Option<u32>,
+    /// Where a message from its source can be.
+    pub origin: Origin,
+}
+
+/// Where the messages of a receive's source can wait: a search looks
+/// there only, so a receive from a mapped GPU's rank polls one peer log
+/// and not every store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// Any source: every store.
+    Any,
+    /// A rank of this device: the message log and the envelope list.
+    Device,
+    /// A rank of a mapped GPU: its process's peer log (this index), then
+    /// the inbox.
+    Peer(u32),
+    /// A rank of another process without a peer log here: the inbox.
+    Hosts,
 }
 
 impl Wanted {
@@ -359,6 +380,9 @@ pub(super) fn record_of(ctx: &RankContext, dev: u32, found: u32) -> *mut Message
 /// sender's order holds. `post`: the receive waits, and may post its want.
 #[inline(always)]
 pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<Found, u32> {
+    if matches!(w.origin, Origin::Peer(_) | Origin::Hosts) {
+        return find_elsewhere(ctx, dev, w, post);
+    }
     let log = Log::of(ctx, dev, false);
     let from = DCUDA_MESSAGE_STATE.get(TAIL);
     let (pushed, mut envelopes) = list_heads(ctx, dev);
@@ -391,7 +415,7 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
     if let Some(found) = find_envelope(envelopes, w) {
         return Ok(found);
     }
-    if ctx.processes == 1 {
+    if ctx.processes == 1 || w.origin == Origin::Device {
         return Err(here);
     }
     find_elsewhere(ctx, dev, w, post)
@@ -400,12 +424,17 @@ pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Resul
 /// The oldest message `w` accepts from another process (leader thread).
 #[inline(always)]
 fn find_elsewhere(ctx: &RankContext, dev: u32, w: &Wanted, post: bool) -> Result<Found, u32> {
-    let peer = message_peer::find(ctx, dev, w);
-    if peer.is_ok() {
-        return peer;
+    let peer = || match w.origin {
+        Origin::Peer(log) => message_peer::find_in(ctx, dev, w, log),
+        Origin::Hosts => Err(0),
+        _ => message_peer::find(ctx, dev, w),
+    };
+    let first = peer();
+    if first.is_ok() {
+        return first;
     }
     // A mapped sender's messages in the peer log are older than its ones
     // through the hosts; one published before an inbox message that this
     // search acquired is seen by a second look.
-    find_remote(ctx, dev, w, post).map(|f| message_peer::find(ctx, dev, w).unwrap_or(f))
+    find_remote(ctx, dev, w, post).map(|f| peer().unwrap_or(f))
 }

@@ -15,26 +15,15 @@
 //! sender with [`HOST_MESSAGE_TAG`]). So one sender's messages to one
 //! receiver are all in its peer log or all older than those in it: a
 //! receive that searches the peer log before the inbox keeps MPI's order.
+//!
+//! This module is the logs and the receiver's side;
+//! [`message_peer_send`](super::message_peer_send) is the sender's.
 
-use super::message_logs::{Found, Wanted, DCUDA_MESSAGE_STATE, HOST_SENT, PEER};
-use super::message_send::{Credit, Header};
-use super::message_small::{self as small, Words, SMALL};
+use super::message_logs::{Found, Wanted, PEER};
 use super::message_stamps::{self as stamps, View};
-use super::notify::{init_consumed, try_consume};
-use super::route::{process_index, Place};
-use super::Runtime;
-use crate::abi::{
-    counter_index, peer_span, MessageRecord, PeerLogs, RankContext, Route, EAGER, HOST_MESSAGE_TAG,
-    PEER_EAGER, PEER_LOG, PEER_LOGS_MAX,
-};
-use crate::arch::{self, Ordering, Scope};
+use crate::abi::{peer_span, MessageRecord, PeerLogs, RankContext, EAGER, PEER_LOG, PEER_LOGS_MAX};
+use crate::arch::{self, Scope};
 use crate::block::Block;
-use crate::memory::{DeviceCopy, DeviceSlice};
-
-/// Times a sender looks again for room in a full peer log before its
-/// message goes through the hosts: a receiver that drains its log frees
-/// room within a few of them.
-const ROOM_POLLS: u32 = 64;
 
 // This rank's tail (retired count) of each of its peer logs.
 crate::shared_array!(static DCUDA_PEER_TAILS: [u32; PEER_LOGS_MAX as usize]);
@@ -47,7 +36,7 @@ const _: () = assert!(PEER_LOG.is_power_of_two() && PEER_LOGS_MAX < 1 << (29 - S
 /// One peer log of a rank.
 pub(super) struct PeerLog {
     records: *mut MessageRecord,
-    retired: *mut u32,
+    pub retired: *mut u32,
 }
 
 impl PeerLog {
@@ -55,7 +44,7 @@ impl PeerLog {
     /// allocation is at `base` (on this node: its ranks have as many peer
     /// logs as this process's).
     #[inline(always)]
-    fn at(ctx: &RankContext, (base, ranks): (u64, u32), dev: u32, log: u32) -> PeerLog {
+    pub fn at(ctx: &RankContext, (base, ranks): (u64, u32), dev: u32, log: u32) -> PeerLog {
         let logs = PeerLogs {
             ranks,
             logs: ctx.peer_logs,
@@ -89,7 +78,7 @@ impl PeerLog {
     /// log's end, then from its start: `(address, offset in the message,
     /// length)`.
     #[inline(always)]
-    fn pieces(&self, pos: u32, bytes: usize) -> [(*mut u8, usize, usize); 3] {
+    pub fn pieces(&self, pos: u32, bytes: usize) -> [(*mut u8, usize, usize); 3] {
         let head = bytes.min(EAGER);
         let rest = bytes - head;
         let next = (pos as usize + 1) % PEER_LOG;
@@ -116,32 +105,6 @@ pub(super) fn start_tails(ctx: &RankContext, dev: u32) {
     }
 }
 
-/// Whether every message this rank sent to mapped GPUs through the hosts
-/// has been received (leader thread; its consumed counters are set up).
-#[inline(always)]
-fn host_messages_received(ctx: &RankContext, dev: u32) -> bool {
-    let sent = DCUDA_MESSAGE_STATE.get(HOST_SENT);
-    if sent == 0 {
-        return true;
-    }
-    let got = match try_consume(ctx, dev, HOST_MESSAGE_TAG, sent) {
-        Ok(_) => sent,
-        Err(available) => match try_consume(ctx, dev, HOST_MESSAGE_TAG, available) {
-            Ok(_) => available,
-            Err(_) => 0,
-        },
-    };
-    DCUDA_MESSAGE_STATE.set(HOST_SENT, sent - got);
-    got == sent
-}
-
-/// Counts a message to a mapped GPU that went through the hosts (leader).
-#[inline(always)]
-pub(super) fn sent_through_hosts() {
-    let sent = DCUDA_MESSAGE_STATE.get(HOST_SENT);
-    DCUDA_MESSAGE_STATE.set(HOST_SENT, sent + 1);
-}
-
 /// The oldest published, unreceived message that `w` accepts in one of
 /// device rank `dev`'s peer logs (leader thread). A search of a log stops
 /// at a record not yet published (its sender is writing it, and what
@@ -150,11 +113,19 @@ pub(super) fn sent_through_hosts() {
 #[inline(always)]
 pub(super) fn find(ctx: &RankContext, dev: u32, w: &Wanted) -> Result<Found, u32> {
     for log in 0..ctx.peer_logs {
-        if let Some(found) = search(&PeerLog::mine(ctx, dev, log), log, w) {
-            return Ok(found);
+        let found = find_in(ctx, dev, w, log);
+        if found.is_ok() {
+            return found;
         }
     }
     Err(0)
+}
+
+/// [`find`] in peer log `log` only: the one a receive from a rank of a
+/// mapped GPU looks in.
+#[inline(always)]
+pub(super) fn find_in(ctx: &RankContext, dev: u32, w: &Wanted, log: u32) -> Result<Found, u32> {
+    search(&PeerLog::mine(ctx, dev, log), log, w).ok_or(0)
 }
 
 /// [`find`] in peer log `index`.
@@ -236,129 +207,5 @@ pub(super) unsafe fn copy_out(
             // SAFETY: as the caller promises; the pieces are the message's.
             unsafe { block.copy(dst.wrapping_add(offset), at, len) };
         }
-    }
-}
-
-impl Runtime {
-    /// Sends `buf` into the peer log of `place` (a rank of a mapped GPU)
-    /// if it fits and the log has room; false when it must go through the
-    /// hosts. `first`: this rank's first message call, until its state is
-    /// set up here.
-    #[inline(always)]
-    pub(super) fn send_to_peer<T: DeviceCopy>(
-        &mut self,
-        block: &mut Block,
-        place: Place,
-        header: Header,
-        buf: DeviceSlice<T>,
-        first: &mut bool,
-    ) -> bool {
-        let bytes = buf.bytes();
-        if bytes > PEER_EAGER {
-            return false;
-        }
-        const FULL: u64 = u64::MAX;
-        const SENT: u64 = u64::MAX - 1;
-        let (ctx, me, span) = (*self.ctx(), block.id(), peer_span(bytes));
-        // SAFETY: `place` is a rank of a process in the peer table.
-        let peer = unsafe { *ctx.peer(process_index(&ctx, place.world)) };
-        let logs = PeerLogs {
-            ranks: peer.ranks,
-            logs: ctx.peer_logs,
-        };
-        let Some(index) = logs.log_index(ctx.node_index, peer.node_index) else {
-            return false;
-        };
-        let log = PeerLog::at(&ctx, (peer.notifications, peer.ranks), place.dev, index);
-        let reserved = (ctx.peer_reserved as *mut u32).wrapping_add(place.world as usize);
-        let credit = Credit {
-            reserved: (reserved, Scope::Gpu),
-            retired: (log.retired, Scope::System),
-            capacity: PEER_LOG as u32,
-            key: (place.world + 1) | 1 << 31,
-        };
-        let setup = self.counters.first_use();
-        let first = core::mem::take(first);
-        let src = buf.as_ptr() as *const u8;
-        // Every thread's writes to `buf` precede the copy.
-        block.sync();
-        let pos = block.single(|_| {
-            if first {
-                super::message_logs::start(&ctx, me);
-            }
-            if setup {
-                init_consumed(ctx.notification_start);
-            }
-            if !host_messages_received(&ctx, me) {
-                return FULL;
-            }
-            // SAFETY: `buf` holds `bytes` bytes; loaded before the
-            // reservation, so that they travel together.
-            let words = (bytes <= SMALL).then(|| unsafe { small::load(src, bytes) });
-            let Some(pos) = (0..ROOM_POLLS).find_map(|_| credit.reserve(span)) else {
-                return FULL;
-            };
-            let Some(words) = words else {
-                return pos as u64;
-            };
-            // SAFETY: the records are ours until published.
-            unsafe { publish(log.record(pos), &header, pos, (span, words)) };
-            SENT
-        });
-        match pos {
-            FULL => return false,
-            SENT => return true,
-            _ => {}
-        }
-        let pos = pos as u32;
-        for (at, offset, len) in log.pieces(pos, bytes) {
-            if len > 0 {
-                // SAFETY: the reserved records, ours until published.
-                unsafe { block.copy(at, src.wrapping_add(offset), len) };
-            }
-        }
-        block.sync(); // Every thread's copy precedes the leader's release.
-                      // SAFETY: as above.
-        block.leader(|_| unsafe { publish(log.record(pos), &header, pos, (span, [0, 0])) });
-        true
-    }
-
-    /// After receiving a message from another process through the hosts:
-    /// if its sender (rank `source` of `comm`'s world rank `world`) is on a
-    /// mapped GPU, tells it the message was received (leader thread).
-    #[inline(always)]
-    pub(super) fn acknowledge_host_message(&self, world: u32) {
-        let ctx = self.ctx();
-        // SAFETY: `world` is a rank of a process in the peer table.
-        let peer = unsafe { *ctx.peer(process_index(ctx, world)) };
-        if peer.route() != Route::Direct {
-            return;
-        }
-        let at = counter_index(world - peer.first, HOST_MESSAGE_TAG);
-        let counter = (peer.notifications as *mut u32).wrapping_add(at);
-        // SAFETY: the sender's counter, mapped here.
-        unsafe { arch::add(counter, 1, Ordering::Release, Scope::System) };
-    }
-}
-
-/// Writes the header into the peer log record `r` at `pos` and publishes
-/// it: its stamped words (with `small`, the payload if it is at most 16
-/// bytes), then the sequence word, with a system-scope release.
-///
-/// # Safety
-/// `r` is the sender's reserved record, unpublished.
-#[inline(always)]
-unsafe fn publish(r: *mut MessageRecord, h: &Header, pos: u32, (span, small): (u32, Words)) {
-    let stamp = pos.wrapping_add(1);
-    // SAFETY: as the caller promises.
-    unsafe {
-        (*r).context = h.context;
-        (*r).source = h.source;
-        (*r).tag = h.tag;
-        (*r).bytes = h.bytes;
-        (*r).sender = u32::MAX;
-        (*r).span = span;
-        stamps::stamp(r, stamp, h.stamped(), small);
-        arch::store_release(&raw mut (*r).seq, stamp, Scope::System);
     }
 }

@@ -4,10 +4,11 @@
 use super::comm::Comm;
 use super::matching::Source;
 use super::message_inbox::clear_want;
-use super::message_logs::{self as logs, Wanted};
+use super::message_logs::{self as logs, Origin, Wanted};
 use super::messages::Status;
+use super::route::process_of;
 use super::Runtime;
-use crate::abi::{Call, Fault, MessageRecord};
+use crate::abi::{Call, Fault, MessageRecord, PeerLogs, Route};
 use crate::block::Block;
 
 /// What an `iprobe` found: nothing, or the run was aborted (no found word
@@ -39,6 +40,30 @@ impl Runtime {
             context: comm.context(),
             source,
             tag,
+            origin: self.origin(comm, source),
+        }
+    }
+
+    /// Where messages from `source` of `comm` can wait
+    /// ([`Origin`]): a receive from one rank polls its store alone.
+    #[inline(always)]
+    fn origin(&self, comm: Comm, source: Source) -> Origin {
+        let Source::Rank(s) = source else {
+            return Origin::Any;
+        };
+        let ctx = self.ctx();
+        let world = self.world_rank(comm, s);
+        if world.wrapping_sub(ctx.world_first) < ctx.ranks {
+            return Origin::Device;
+        }
+        let peer = process_of(ctx, world);
+        let logs = PeerLogs {
+            ranks: peer.ranks,
+            logs: ctx.peer_logs,
+        };
+        match logs.log_index(peer.node_index, ctx.node_index) {
+            Some(log) if peer.route() == Route::Direct => Origin::Peer(log),
+            _ => Origin::Hosts,
         }
     }
 

@@ -7,7 +7,10 @@
 //! miss on an H100 (`bench/experiments/far_jumps.cu`). Out of line (a
 //! call) it cost a small message between GPUs 0.5 µs more: ptxas saves the
 //! caller's live registers around the call
-//! (`bench/results/2026-11-27-hot-paths/`).
+//! (`bench/results/2026-11-27-hot-paths/`). The cold part starts with a
+//! small message from a mapped GPU, so that its few instructions lie
+//! together; inline next to the first case, it made that case 0.2 µs
+//! slower (`bench/results/2026-11-27-peer-path/`).
 
 use super::comm::Comm;
 use super::matching::Source;
@@ -78,6 +81,25 @@ impl Runtime {
         (dst, room, size): Destination,
     ) -> Status {
         core::hint::cold_path();
+        let fits = |b: u64| b <= SMALL as u64 && b <= room && (size == 0 || b.is_multiple_of(size));
+        match known {
+            // A small message from a mapped GPU, already stored by the
+            // leader: only its record's received mark. First here, so
+            // that its few instructions lie together.
+            Some(bytes) if found & KIND == PEER && fits(bytes) => {
+                let (ctx, id) = (self.ctx(), block.id());
+                let r = logs::record_of(ctx, id, found);
+                // SAFETY: a published record; the leader's acquire of it
+                // and the barrier after it order these reads.
+                let status = unsafe { status_of(r, w, bytes) };
+                block.leader(|_| {
+                    message_peer::consume(ctx, id, found & !KIND, bytes);
+                    clear_want(ctx, id);
+                });
+                return status;
+            }
+            _ => {}
+        }
         let (ctx, id) = (*self.ctx(), block.id());
         let r = logs::record_of(&ctx, id, found);
         // SAFETY: a published record (the inbox's in host memory); the

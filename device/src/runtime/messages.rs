@@ -17,7 +17,7 @@
 use super::comm::Comm;
 use super::matching::Source;
 use super::message_logs::{self as logs, Found, Log};
-use super::message_peer::sent_through_hosts;
+use super::message_peer_send::sent_through_hosts;
 use super::message_send::{give_back, take, Header};
 use super::message_small::{self as small, SMALL};
 use super::notify::{init_consumed, try_consume};
@@ -69,10 +69,19 @@ impl Runtime {
             data: buf.as_ptr() as u64,
             sender: block.id(),
         };
-        // The common case inline: an eager message to a rank of this
-        // device after the first. Every other case is out of line
+        // The common cases: an eager message to a rank of this device
+        // after the first, inline, and a small one to a mapped GPU, out of
+        // line in one piece. Every other case is out of line
         // (`send_other`): a path that jumps over inlined cold code misses
         // the instruction cache (`message_receive` says more).
+        if place.route == Route::Direct && bytes <= SMALL && self.messages.used() {
+            // Every thread's writes to `buf` precede the copy.
+            block.sync();
+            let src = (buf.as_ptr() as *const u8, bytes);
+            if self.send_small_to_peer(block, place, header, src) {
+                return;
+            }
+        }
         if place.route == Route::Local && bytes <= EAGER && self.messages.used() {
             // Every thread's writes to `buf` precede the copy.
             block.sync();

@@ -24,6 +24,7 @@ mod message_inbox;
 mod message_lists;
 mod message_logs;
 mod message_peer;
+mod message_peer_send;
 mod message_probe;
 mod message_receive;
 mod message_send;

@@ -34,7 +34,7 @@ impl Place {
 /// The process holding world rank `world` (binary search: `peers` is sorted
 /// by first rank). The caller checked that `world` is in the world.
 #[inline(always)]
-fn process_of(ctx: &RankContext, world: u32) -> Peer {
+pub(super) fn process_of(ctx: &RankContext, world: u32) -> Peer {
     // SAFETY: an index in the peer table.
     unsafe { *ctx.peer(process_index(ctx, world)) }
 }

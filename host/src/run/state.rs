@@ -117,7 +117,7 @@ impl RunState {
         let messages = rt.alloc::<u8>(bytes::<MessageRecord>(n * MSG_LOG))?;
         let message_counters = rt.alloc::<u32>(2 * n)?;
         let envelopes = rt.alloc::<u8>(bytes::<MessageRecord>(n))?;
-        let message_lists = rt.alloc::<u64>(3 * n)?;
+        let message_lists = rt.alloc::<u64>(2 * n)?;
         // Only messages from other processes reach the inboxes.
         let inboxes = if rt.job().is_some() { n } else { 1 };
         let inbox = rt.alloc_mapped::<u8>(bytes::<MessageRecord>(inboxes * (MSG_LOG + 1)))?;
