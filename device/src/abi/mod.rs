@@ -77,7 +77,14 @@ pub const SEND_DONE_TAG: u32 = VECTOR_TAGS + 2 * MAX_COMMS as u32;
 /// message is received, the sender's later ones to mapped GPUs go through
 /// the hosts too, so that each receiver takes them in order.
 pub const HOST_MESSAGE_TAG: u32 = SEND_DONE_TAG + 1;
-const _: () = assert!(HOST_MESSAGE_TAG < TAGS);
+/// The reserved tag a receiver notifies a waiting sender of its device
+/// with when it hands it a part of a long message to copy (the receiver's
+/// destination is in the sender's envelope).
+pub const SPLIT_ASK_TAG: u32 = HOST_MESSAGE_TAG + 1;
+/// The reserved tag a sender notifies the receiver with once it has
+/// copied the part it was handed.
+pub const SPLIT_DONE_TAG: u32 = SPLIT_ASK_TAG + 1;
+const _: () = assert!(SPLIT_DONE_TAG < TAGS);
 /// Records in each rank's message log, and in its inbox: messages sent to
 /// it and not yet received. Past that, a sender of the rank's device waits
 /// in a list the receiver scans, and messages from other processes wait at

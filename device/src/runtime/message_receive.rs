@@ -125,9 +125,13 @@ impl Runtime {
             // SAFETY: as above; the message is in this rank's peer log.
             unsafe { message_peer::copy_out(block, &ctx, id, found & !KIND, dst, bytes) };
         } else if kind == ENVELOPE {
+            let sender = (found & !KIND, r);
             // SAFETY: the sender waits in `send` until notified, so its
             // buffer of `bytes` bytes is live and unchanged.
-            unsafe { block.copy(dst, (*r).data as *const u8, bytes) };
+            unsafe {
+                let src = (*r).data as *const u8;
+                self.copy_from_envelope(block, sender, (dst, src), (bytes, w.args()));
+            }
         } else {
             let transfer = Transfer {
                 target: ctx.world_first + id,

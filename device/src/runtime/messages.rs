@@ -20,10 +20,9 @@ use super::message_logs::{self as logs, Found, Log};
 use super::message_peer_send::sent_through_hosts;
 use super::message_send::{give_back, take, Header};
 use super::message_small::{self as small, SMALL};
-use super::notify::{init_consumed, try_consume};
 use super::route::Place;
 use super::Runtime;
-use crate::abi::{Call, Fault, Op, RankContext, Route, Transfer, EAGER, SEND_DONE_TAG};
+use crate::abi::{Call, Fault, Op, RankContext, Route, Transfer, EAGER};
 use crate::arch;
 use crate::block::Block;
 use crate::memory::{DeviceCopy, DeviceSlice};
@@ -227,23 +226,9 @@ impl Runtime {
             }
         });
         if pos == FULL {
-            self.wait_send_done(block, [tag, dest, 1]);
+            let src = (buf.as_ptr() as *const u8, bytes);
+            self.wait_send_done(block, src, [tag, dest, 1]);
         }
-    }
-
-    /// Waits for the receiver's notification that it copied this rank's
-    /// rendezvous payload.
-    #[inline(always)]
-    fn wait_send_done(&mut self, block: &mut Block, args: [u32; 3]) {
-        let (ctx, id) = (*self.ctx(), block.id());
-        let mut setup = self.counters.first_use();
-        self.tests.waiting();
-        self.wait_until(block, Call::Send, args, || {
-            if core::mem::take(&mut setup) {
-                init_consumed(ctx.notification_start);
-            }
-            try_consume(&ctx, id, SEND_DONE_TAG, 1)
-        });
     }
 
     /// Receives the oldest message on `comm` from `source` with `tag`

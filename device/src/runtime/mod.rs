@@ -29,6 +29,7 @@ mod message_probe;
 mod message_receive;
 mod message_send;
 mod message_small;
+mod message_split;
 mod message_stamps;
 mod messages;
 mod notify;
