@@ -23,6 +23,7 @@ mod matching;
 mod message_inbox;
 mod message_lists;
 mod message_logs;
+mod message_match;
 mod message_peer;
 mod message_peer_send;
 mod message_probe;
