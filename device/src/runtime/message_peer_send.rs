@@ -157,8 +157,9 @@ impl Runtime {
                 unsafe { block.copy(at, src.wrapping_add(offset), len) };
             }
         }
-        block.sync(); // Every thread's copy precedes the leader's release.
-                      // SAFETY: as above.
+        // Every thread's copy precedes the leader's release.
+        block.sync();
+        // SAFETY: as above.
         block.leader(|_| unsafe { publish(log.record(pos), &header, pos, (span, [0, 0])) });
         true
     }

@@ -5,7 +5,10 @@
 //! bytes from an envelope hands its second half to the waiting sender:
 //! it writes its destination into the sender's envelope and notifies it
 //! ([`SPLIT_ASK_TAG`]), copies the first half, and waits for the sender's
-//! notification ([`SPLIT_DONE_TAG`]) before it lets the sender go.
+//! notification ([`SPLIT_DONE_TAG`]) before it lets the sender go. A
+//! destination outside global memory (the receiver's shared or local
+//! memory, which the sender's block cannot reach) is copied by the
+//! receiver alone.
 
 use super::notify::{init_consumed, try_consume};
 use super::Runtime;
@@ -24,21 +27,27 @@ fn split_at(bytes: usize) -> usize {
     (bytes / 2) & !255
 }
 
-/// What a receiver hands a sender in its envelope's inline bytes: the
-/// receiver's destination, where the sender's part starts, and the
-/// receiver's device rank.
+/// Hands the receiver's destination `dst` to the sender whose envelope
+/// is `r` (in its inline bytes: the envelope carries a long message's
+/// address, not its payload).
 ///
 /// # Safety
 /// `r` is the sender's envelope, which the receiver has taken.
 #[inline(always)]
-unsafe fn hand_over(r: *mut MessageRecord, dst: *mut u8, from: usize, receiver: u32) {
+unsafe fn hand_over(r: *mut MessageRecord, dst: *mut u8) {
     // SAFETY: as the caller promises.
-    unsafe {
-        let w = (*r).inline.as_mut_ptr();
-        w.write(dst as u64);
-        w.add(1).write(from as u64);
-        w.add(2).write(receiver as u64);
-    }
+    unsafe { (*r).inline.as_mut_ptr().write(dst as u64) };
+}
+
+/// The destination a receiver handed this sender in its envelope `r`.
+///
+/// # Safety
+/// `r` is this rank's envelope, and its receiver's [`SPLIT_ASK_TAG`] was
+/// acquired.
+#[inline(always)]
+unsafe fn handed(r: *const MessageRecord) -> *mut u8 {
+    // SAFETY: as the caller promises.
+    unsafe { (*r).inline.as_ptr().read() as *mut u8 }
 }
 
 impl Runtime {
@@ -57,7 +66,9 @@ impl Runtime {
         (dst, src): (*mut u8, *const u8),
         (bytes, args): (usize, [u32; 3]),
     ) {
-        if bytes < SPLIT_MIN {
+        // The sender's block writes only to global memory: a destination
+        // in the receiver's shared or local memory is not its to reach.
+        if bytes < SPLIT_MIN || !arch::is_global(dst) {
             // SAFETY: as the caller promises.
             unsafe { block.copy(dst, src, bytes) };
             return;
@@ -67,7 +78,7 @@ impl Runtime {
         block.leader(|_| {
             // SAFETY: the sender's envelope and counter, on this device.
             unsafe {
-                hand_over(r, dst, from, id);
+                hand_over(r, dst);
                 let ask = ctx.local_counter(sender, SPLIT_ASK_TAG);
                 arch::add(ask, 1, Ordering::Release, Scope::Gpu);
             }
@@ -83,14 +94,14 @@ impl Runtime {
         });
     }
 
-    /// Waits for the receiver's notification that it copied this rank's
-    /// rendezvous payload `src`; when the receiver hands it a part, copies
-    /// that part and notifies it.
+    /// Waits for the receiver, device rank `receiver`, to notify that it
+    /// copied this rank's rendezvous payload `src`; when the receiver hands
+    /// it the second half, copies that half and notifies it.
     #[inline(always)]
     pub(super) fn wait_send_done(
         &mut self,
         block: &mut Block,
-        (src, bytes): (*const u8, usize),
+        (receiver, (src, bytes)): (u32, (*const u8, usize)),
         args: [u32; 3],
     ) {
         const DONE: u32 = 0;
@@ -111,22 +122,16 @@ impl Runtime {
             if got == DONE {
                 return;
             }
-            // The leader's acquire and the broadcast's barrier order these
-            // reads after the receiver's writes.
-            let w = ctx.envelope(id) as *const MessageRecord;
-            // SAFETY: this rank's own envelope, which its receiver filled.
-            let (dst, from, receiver) = unsafe {
-                let w = (*w).inline.as_ptr();
-                (
-                    w.read() as *mut u8,
-                    w.add(1).read() as usize,
-                    w.add(2).read() as u32,
-                )
-            };
+            // The leader's acquire and the broadcast's barrier order this
+            // read after the receiver's write.
+            // SAFETY: this rank's own envelope; the ask was acquired.
+            let dst = unsafe { handed(ctx.envelope(id)) };
+            let from = split_at(bytes);
             // SAFETY: the receiver's destination holds `bytes` bytes, and
             // it waits for this part.
             unsafe { block.copy(dst.wrapping_add(from), src.wrapping_add(from), bytes - from) };
-            block.sync(); // Every thread's copy precedes the notification.
+            // Every thread's copy precedes the notification.
+            block.sync();
             block.leader(|_| {
                 // SAFETY: the receiver's counter, on this device.
                 unsafe {

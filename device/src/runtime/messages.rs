@@ -227,7 +227,7 @@ impl Runtime {
         });
         if pos == FULL {
             let src = (buf.as_ptr() as *const u8, bytes);
-            self.wait_send_done(block, src, [tag, dest, 1]);
+            self.wait_send_done(block, (place.dev, src), [tag, dest, 1]);
         }
     }
 
