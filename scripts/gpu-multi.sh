@@ -258,10 +258,15 @@ if want typed; then
   [ -x /tmp/nvshmem_typed ] && step "nvshmem typed baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 20 > $res/bench/typed/typed-nvshmem.csv"
 fi
 # Latency and bandwidth over NVLink against NVSHMEM.
+# The NVSHMEM baselines first, so that bench_world puts them in its CSV,
+# table and plots beside its own rows (same job, same device clock).
 if want latency; then
-  step "bench_world (direct)" mpi 2 bench/bench_world --out "$res/bench"
   ready
-  [ -x /tmp/nvshmem_peer ] && step "nvshmem peer baseline" mpi 2 /tmp/nvshmem_peer
+  base=()
+  [ -x /tmp/nvshmem_peer ] && step "nvshmem peer baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_peer > $res/bench/world-nvshmem-peer.csv" \
+    && [ -s "$res/bench/world-nvshmem-peer.csv" ] && base=(--baseline "$res/bench/world-nvshmem-peer.csv")
+  step "bench_world (direct)" mpi 2 bench/bench_world --out "$res/bench" "${base[@]}"
+  step "bench_world (network)" env DCUDA_PEER_ACCESS=0 mpi 2 bench/bench_world --out "$res/bench"
 fi
 
 # 7. Jacobi at 4096² on two GPUs in other rank geometries than the

@@ -30,6 +30,9 @@ for e in examples/*; do
   case $(basename "$e") in stress|jacobi_report) continue ;; esac
   run "example $(basename "$e")" "$e"
 done
+# Co-residency: distributed_sum's 9 ranks of 128 threads per multiprocessor
+# (issue 14: a runtime change once cut them unnoticed).
+run "distributed_sum keeps 9 ranks per multiprocessor" bash -c 'examples/distributed_sum | tee /dev/stderr | grep -q "^distributed_sum: 9 ranks per multiprocessor"'
 # A traced run of a real application: the timeline's JSON, SVG and summary.
 run "traced distributed_sum" env DCUDA_TRACE="${OUT:-/tmp}/trace/distributed_sum.json" examples/distributed_sum
 # The many-to-many stress test with a million messages over every

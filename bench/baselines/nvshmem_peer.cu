@@ -1,25 +1,72 @@
-// Raw baselines for the many-GPU benchmarks (issue 5), built on the GPU
-// machine with nvcc against the NVSHMEM installed there (see
-// scripts/gpu-world.sh). Two processes, one GPU each, under mpirun:
-//   1. NVSHMEM put-with-signal + signal-wait ping-pong between the GPUs
-//      (4-byte payload; one thread), half round trip;
+// Raw baselines of `bench_world` between two GPUs, built on the GPU machine
+// with nvcc against the NVSHMEM installed there (scripts/gpu-multi.sh). Two
+// processes, one GPU each, under mpirun; `bench_world --baseline FILE`
+// reads what process 0 prints and puts it in its own CSV, table and plots:
+//   1. latency (half round trip, device clock, one line per batch of
+//      ITERS round trips): NVSHMEM put-with-signal + signal-wait ping-pong,
+//      one thread at 4 B and a 128-thread block (`_block`) at 4 B to 64 KiB;
+//      the raw NVLink flag (a store into the peer's memory through
+//      `nvshmem_ptr`, polled there), one thread and a 128-thread block with
+//      a barrier around each step;
 //   2. NVSHMEM put bandwidth from PE 0 to PE 1 (`blocks` blocks, each
 //      nvshmemx_putmem_block of its slice, then nvshmem_quiet);
 //   3. cudaMemcpyPeer bandwidth from GPU 0 to GPU 1 (process 0 only).
-// Prints CSV lines: measure,x,value,unit.
+// Prints CSV lines: group,measure,bytes,value (µs or GB/s).
 #include <cstdint>
+#include <vector>
 #include "nvshmem_mpi.cuh"
 
-__global__ void pingpong(int *buf, uint64_t *sig, int warmup, int iters, unsigned long long *out) {
+constexpr int BATCHES = 40, ITERS = 100;
+
+// Thread 0 waits for round `r`; the block follows it.
+__device__ void wait_round(uint64_t *sig, uint64_t r) {
+    if (threadIdx.x == 0) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, r);
+    if (blockDim.x > 1) __syncthreads();
+}
+
+// Ping-pong of `bytes` from `buf + 64 KiB` into the peer's `buf`.
+__global__ void pingpong(char *buf, uint64_t *sig, size_t bytes, unsigned long long *out) {
     int me = nvshmem_my_pe(), peer = 1 - me;
-    uint64_t t0 = 0;
-    for (int i = 1; i <= warmup + iters; i++) {
-        if (i == warmup + 1) t0 = now();
-        if (me == 1) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, i);
-        nvshmem_putmem_signal_nbi(buf, buf + 1, 4, sig, i, NVSHMEM_SIGNAL_SET, peer);
-        if (me == 0) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, i);
+    uint64_t r = 0;
+    for (int b = -1; b < BATCHES; b++) {  // batch -1 warms up
+        unsigned long long t0 = now();
+        for (int i = 0; i < ITERS; i++) {
+            r++;
+            if (me == 1) wait_round(sig, r);
+            if (blockDim.x == 1)
+                nvshmem_putmem_signal_nbi(buf, buf + (64 << 10), bytes, sig, r, NVSHMEM_SIGNAL_SET, peer);
+            else
+                nvshmemx_putmem_signal_nbi_block(buf, buf + (64 << 10), bytes, sig, r, NVSHMEM_SIGNAL_SET, peer);
+            if (me == 0) wait_round(sig, r);
+        }
+        if (b >= 0 && threadIdx.x == 0) out[b] = now() - t0;
     }
-    if (me == 0) *out = now() - t0;
+}
+
+// The raw NVLink flag: the round number stored into the peer's `flag`
+// (mapped through NVLink), polled on `mine`.
+__global__ void raw_flag(volatile int *mine, volatile int *theirs, unsigned long long *out) {
+    int me = nvshmem_my_pe(), r = 0;
+    for (int b = -1; b < BATCHES; b++) {
+        unsigned long long t0 = now();
+        for (int i = 0; i < ITERS; i++) {
+            r++;
+            if (me == 1 && threadIdx.x == 0) while (*mine < r) {}
+            if (blockDim.x > 1) __syncthreads();
+            if (threadIdx.x == 0) *theirs = r;
+            if (me == 0 && threadIdx.x == 0) while (*mine < r) {}
+            if (blockDim.x > 1) __syncthreads();
+        }
+        if (b >= 0 && threadIdx.x == 0) out[b] = now() - t0;
+    }
+}
+
+// Prints process 0's batches of one latency measure.
+void print_batches(int rank, const char *measure, size_t bytes, unsigned long long *out) {
+    std::vector<unsigned long long> ns(BATCHES);
+    CHECK(cudaMemcpy(ns.data(), out, BATCHES * sizeof(ns[0]), cudaMemcpyDeviceToHost));
+    if (rank != 0) return;
+    for (auto v : ns) printf("latency,%s,%zu,%.4f\n", measure, bytes, v / 1e3 / ITERS / 2.0);
 }
 
 __global__ void put_blocks(char *dst, const char *src, size_t per, int peer) {
@@ -33,18 +80,36 @@ int main(int argc, char **argv) {
     if (size != 2) { if (!rank) fprintf(stderr, "run with mpirun -np 2\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
 
     // 1. Latency.
-    int *buf = (int *)nvshmem_malloc(64);
+    char *buf = (char *)nvshmem_malloc(128 << 10);
     uint64_t *sig = (uint64_t *)nvshmem_malloc(sizeof(uint64_t));
-    CHECK(cudaMemset(sig, 0, sizeof(uint64_t)));
+    int *flag = (int *)nvshmem_malloc(sizeof(int));
+    int *peer_flag = (int *)nvshmem_ptr(flag, 1 - rank);
+    if (!peer_flag) { fprintf(stderr, "nvshmem_ptr: the peer GPU is not mapped\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
     unsigned long long *out;
-    CHECK(cudaMalloc(&out, sizeof(*out)));
-    nvshmem_barrier_all();
-    const int warmup = 1000, iters = 20000;
-    pingpong<<<1, 1>>>(buf, sig, warmup, iters, out);
-    CHECK(cudaDeviceSynchronize());
-    unsigned long long ns = 0;
-    CHECK(cudaMemcpy(&ns, out, sizeof(ns), cudaMemcpyDeviceToHost));
-    if (rank == 0) printf("nvshmem put-with-signal ping-pong 4 B (half RTT),4,%.4f,us\n", ns / 1e3 / iters / 2.0);
+    CHECK(cudaMalloc(&out, BATCHES * sizeof(*out)));
+    struct { const char *measure; int threads; size_t bytes; } runs[] = {
+        {"nvshmem put-with-signal (one thread)", 1, 4},
+        {"nvshmem put-with-signal (128-thread block)", 128, 4},
+        {"nvshmem put-with-signal (128-thread block)", 128, 1024},
+        {"nvshmem put-with-signal (128-thread block)", 128, 8192},
+        {"nvshmem put-with-signal (128-thread block)", 128, 65536},
+    };
+    for (auto &run : runs) {
+        CHECK(cudaMemset(sig, 0, sizeof(uint64_t)));
+        CHECK(cudaDeviceSynchronize());
+        nvshmem_barrier_all();
+        pingpong<<<1, run.threads>>>(buf, sig, run.bytes, out);
+        CHECK(cudaDeviceSynchronize());
+        print_batches(rank, run.measure, run.bytes, out);
+    }
+    for (int threads : {1, 128}) {
+        CHECK(cudaMemset(flag, 0, sizeof(int)));
+        CHECK(cudaDeviceSynchronize());
+        nvshmem_barrier_all();
+        raw_flag<<<1, threads>>>(flag, peer_flag, out);
+        CHECK(cudaDeviceSynchronize());
+        print_batches(rank, threads == 1 ? "raw NVLink flag (one thread)" : "raw NVLink flag (128-thread block with barriers)", 4, out);
+    }
     nvshmem_barrier_all();
 
     // 2. NVSHMEM put bandwidth; 3. cudaMemcpyPeer bandwidth.
@@ -71,7 +136,7 @@ int main(int argc, char **argv) {
             CHECK(cudaEventSynchronize(b));
             float ms = 0;
             CHECK(cudaEventElapsedTime(&ms, a, b));
-            printf("nvshmem put bandwidth %d blocks,%zu,%.3f,GB/s\n", blocks, total, total * (double)reps / (ms * 1e6));
+            printf("bandwidth,nvshmem put %d blocks,%zu,%.3f\n", blocks, total, total * (double)reps / (ms * 1e6));
         }
         nvshmem_barrier_all();
     }
@@ -94,7 +159,7 @@ int main(int argc, char **argv) {
             CHECK(cudaEventSynchronize(b));
             float ms = 0;
             CHECK(cudaEventElapsedTime(&ms, a, b));
-            printf("cudaMemcpyPeer bandwidth,%zu,%.3f,GB/s\n", total, total * (double)reps / (ms * 1e6));
+            printf("bandwidth,cudaMemcpyPeer,%zu,%.3f\n", total, total * (double)reps / (ms * 1e6));
         }
     }
     nvshmem_barrier_all();

@@ -1,24 +1,34 @@
 //! Benchmarks between two processes (one GPU each, or two emulated
-//! devices): notified-put and notify latency, put bandwidth, and the raw
-//! baselines of the same run: MPI 4-byte ping-pong and MPI bandwidth
-//! between the same processes, and the host round trip.
+//! devices): notified-put and notify latency, the put's latency by size,
+//! put bandwidth, and the raw baselines of the same run: MPI ping-pong and
+//! MPI bandwidth between the same processes, and the host round trip.
 //!
 //! ```text
-//! mpirun -np 2 bench_world [--quick] [--out DIR]
+//! mpirun -np 2 nvshmem_peer > peer.csv      # on GPUs: the NVSHMEM baselines
+//! mpirun -np 2 bench_world [--quick] [--out DIR] [--baseline peer.csv]
 //! ```
 //!
+//! `--baseline` takes what `bench/baselines/nvshmem_peer.cu` printed in the
+//! same job: NVSHMEM's put-with-signal by size, the raw NVLink flag, and
+//! NVSHMEM and `cudaMemcpyPeer` bandwidth, all device-clock batches like
+//! dcuda's rows; they become rows of this CSV and table, with the ratios.
 //! The route between the GPUs is chosen as in any run: direct (peer-mapped
 //! over NVLink) where possible; `DCUDA_PEER_ACCESS=0` forces the network
-//! manager. Process 0 prints the table and writes `DIR/world-<route>.csv`.
+//! manager. Process 0 prints the table and the fitted latency models
+//! (alpha, beta per route), and writes `DIR/world-<route>.csv` with its
+//! plots `world-<route>-latency.svg` and `world-<route>-bandwidth.svg`.
 
+use dcuda_bench::model::{fit, Model};
+use dcuda_bench::mpi_baseline::mpi_pingpong;
 use dcuda_bench::options;
-use dcuda_bench::report::{header, write_csv, Machine, Row};
+use dcuda_bench::peer_baseline::*;
+use dcuda_bench::report::{header, write_csv, Machine, Row, Target};
 use dcuda_bench::stats::{summary, Summary};
 use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, Suite, ALIGN};
+use dcuda_bench::table::write_plot;
 
 use dcuda::{RunConfig, Runtime};
 use dcuda_bench_kernels::*;
-use mpi_sys as ffi;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -78,54 +88,218 @@ impl World {
     }
 }
 
-/// Raw MPI between processes 0 and 1 on `MPI_COMM_WORLD` (host memory):
-/// half round trip of a `bytes` ping-pong in µs, per batch of `iters`
-/// (timed with `MPI_Wtime`: a host baseline has no device clock).
-fn mpi_pingpong(me: u32, bytes: usize, batches: u32, iters: u32) -> Summary {
-    let mut buf = vec![0u8; bytes.max(1)];
-    let peer = 1 - me as i32;
-    let (p, n) = (buf.as_mut_ptr() as *mut _, bytes as i32);
-    let mut samples = Vec::new();
-    // SAFETY: blocking sends and receives of our own buffer.
-    unsafe {
-        let (send, recv) = (
-            || ffi::MPI_Send(p, n, ffi::RSMPI_UINT8_T, peer, 7, ffi::RSMPI_COMM_WORLD),
-            || {
-                ffi::MPI_Recv(
-                    p,
-                    n,
-                    ffi::RSMPI_UINT8_T,
-                    peer,
-                    7,
-                    ffi::RSMPI_COMM_WORLD,
-                    ffi::RSMPI_STATUS_IGNORE,
-                )
-            },
-        );
-        ffi::MPI_Barrier(ffi::RSMPI_COMM_WORLD);
-        for b in 0..batches + 1 {
-            let t0 = ffi::RSMPI_Wtime();
-            for _ in 0..iters {
-                if me == 0 {
-                    send();
-                    recv();
-                } else {
-                    recv();
-                    send();
-                }
+/// The rows of the run; process 0 prints each.
+struct Rows {
+    route: &'static str,
+    me: u32,
+    rows: Vec<Row>,
+}
+
+impl Rows {
+    fn push(&mut self, row: Row) -> Row {
+        if self.me == 0 {
+            println!("{:<9} {}", self.route, row.line());
+        }
+        self.rows.push(row.clone());
+        row
+    }
+
+    /// The latency rows by size of dcuda's put and NVSHMEM's, as curves.
+    fn latency_curves(&self) -> Curves {
+        let curve = |prefix: &str| -> Vec<(f64, f64)> {
+            (self.rows.iter())
+                .filter(|r| r.group == "size" && r.measure.starts_with(prefix))
+                .map(|r| (r.x, r.value.median))
+                .collect()
+        };
+        [
+            ("dcuda notified put", PUT),
+            ("NVSHMEM put-with-signal", NVSHMEM_BLOCK),
+        ]
+        .into_iter()
+        .map(|(name, prefix)| (name.to_string(), curve(prefix)))
+        .filter(|(_, c)| !c.is_empty())
+        .collect()
+    }
+}
+
+/// Named curves of `(bytes, value)` points.
+type Curves = Vec<(String, Vec<(f64, f64)>)>;
+
+const PUT: &str = "notified put,";
+const MPI: &str = "raw MPI, host memory";
+
+/// 4-byte latencies against the network path's budget, then the notified
+/// put by size against NVSHMEM's block put-with-signal and the raw NVLink
+/// flag where the baseline measured them; returns the fitted models.
+fn latency(
+    w: &World,
+    base: Option<&PeerBaseline>,
+    rows: &mut Rows,
+) -> Result<Vec<(String, Model)>> {
+    let (batches, iters) = w.batches();
+    let mpi4 = mpi_pingpong(w.me, 4, batches, iters);
+    let mpi4 =
+        rows.push(Row::new("latency", "raw MPI ping-pong 4 B, host memory", "us", mpi4).x(4.0));
+    let host = rows.push(Row::new(
+        "host",
+        "device->host->device round trip (runtime)",
+        "us",
+        w.suite.host_roundtrip()?.0,
+    ));
+    // The network path's budget: MPI latency plus a host round trip at
+    // each end.
+    let budget = summary(vec![mpi4.value.median + 2.0 * host.value.median]);
+    let budget = rows.push(Row::new(
+        "latency",
+        "budget: MPI 4 B + 2 host round trips",
+        "us",
+        budget,
+    ));
+    for (ping, what) in [(Ping::Put(4), "notified put 4 B"), (Ping::Notify, "notify")] {
+        let v = w.suite.pingpong(&w.suite.module, 1, ping, 128)?;
+        rows.push(Row::new("latency", what, "us", v).x(4.0).against(&budget));
+    }
+    let floor = |name: &str, rows: &mut Rows| {
+        let v = base.and_then(|b| b.latency(name, 4))?;
+        Some(rows.push(Row::new("size", name, "us", v).x(4.0)))
+    };
+    let (raw, _, _) = (
+        floor(RAW_FLAG, rows),
+        floor(RAW_FLAG_BLOCK, rows),
+        floor(NVSHMEM_THREAD, rows),
+    );
+    let sizes: &[u32] = if w.quick {
+        &[4, 1024]
+    } else {
+        &[4, 1024, 8192, 65536]
+    };
+    let (mut ours, mut theirs, mut four) = (Vec::new(), Vec::new(), None);
+    for &bytes in sizes {
+        let x = bytes as f64;
+        let v = w
+            .suite
+            .pingpong(&w.suite.module, 1, Ping::Put(bytes), 128)?;
+        let nv = base.and_then(|b| b.latency(NVSHMEM_BLOCK, bytes as u64));
+        let nv = nv.map(|v| {
+            rows.push(Row::new("size", format!("{NVSHMEM_BLOCK}, {bytes} B"), "us", v).x(x))
+        });
+        let row = Row::new(
+            "size",
+            format!("{PUT} {bytes} B, 128-thread ranks"),
+            "us",
+            v,
+        )
+        .x(x)
+        .bytes(bytes as u64, ALIGN);
+        let row = rows.push(match &nv {
+            Some(nv) => row.against(nv).target(Target::AtMost(1.0)),
+            None => row,
+        });
+        if bytes == 4 {
+            if let Some(raw) = &raw {
+                let what = "notified put 4 B against the raw flag";
+                rows.push(
+                    Row::new("size", what, "us", v)
+                        .x(x)
+                        .against(raw)
+                        .target(Target::AtMost(1.2)),
+                );
             }
-            if b > 0 {
-                samples.push((ffi::RSMPI_Wtime() - t0) * 1e6 / iters as f64 / 2.0);
+            four = Some(row);
+        } else if let (Some(four), true) = (&four, bytes <= 8192) {
+            let what = format!("notified put {bytes} B against 4 B");
+            rows.push(
+                Row::new("size", what, "us", v)
+                    .x(x)
+                    .against(four)
+                    .target(Target::AtMost(2.0)),
+            );
+        }
+        ours.push((x, v.median));
+        if let Some(nv) = nv {
+            theirs.push((x, nv.value.median));
+        }
+    }
+    let fitted = [
+        ("notified put", ours),
+        ("NVSHMEM put-with-signal (block)", theirs),
+    ];
+    Ok(fitted
+        .into_iter()
+        .filter_map(|(name, pts)| Some((format!("{name}, {}", rows.route), fit(&pts)?)))
+        .collect())
+}
+
+/// Put bandwidth by size against raw MPI between the hosts and, where the
+/// baseline measured them, NVSHMEM's block puts and `cudaMemcpyPeer`;
+/// returns the curves (GB/s) and MPI's half round trips (µs) by size.
+fn bandwidth(
+    w: &World,
+    base: Option<&PeerBaseline>,
+    rows: &mut Rows,
+) -> Result<(Curves, Vec<(f64, f64)>)> {
+    let ranks = match w.suite.rt.backend() {
+        dcuda::Backend::Gpu => w.suite.rt.device_info().multiprocessors,
+        _ => 4,
+    };
+    let sizes: &[usize] = if w.quick {
+        &[1 << 16, 1 << 22]
+    } else {
+        &[1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
+    };
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut add = |name: &str, x: f64, v: f64| match curves.iter_mut().find(|c| c.0 == name) {
+        Some(c) => c.1.push((x, v)),
+        None => curves.push((name.to_string(), vec![(x, v)])),
+    };
+    let mut mpi_us = Vec::new();
+    for &total in sizes {
+        let senders = ((total / (256 << 10)).max(1) as u32).min(ranks);
+        let gbs = w.bandwidth(total, senders, ranks)?;
+        // Raw MPI bandwidth between host buffers of the same processes.
+        let mpi = mpi_pingpong(w.me, total, 5, 2);
+        mpi_us.push((total as f64, mpi.median));
+        let mpi = summary(vec![total as f64 / (mpi.median * 1e3)]);
+        let x = total as f64;
+        let mpi = rows.push(Row::new("bandwidth", format!("{MPI}, {total} B"), "GB/s", mpi).x(x));
+        let what = format!("put, {senders} senders, {total} B in all");
+        let row = Row::new("bandwidth", what, "GB/s", gbs)
+            .x(x)
+            .bytes(total as u64 / senders as u64, ALIGN);
+        rows.push(row.clone().against(&mpi));
+        add("dcuda put", x, gbs.median);
+        add(MPI, x, mpi.value.median);
+        for (prefix, curve) in [
+            ("nvshmem put", "NVSHMEM block puts"),
+            ("cudaMemcpyPeer", "cudaMemcpyPeer"),
+        ] {
+            if let Some((name, v)) = base.and_then(|b| b.bandwidth(prefix, total as u64)) {
+                let theirs =
+                    rows.push(Row::new("bandwidth", format!("{name}, {total} B"), "GB/s", v).x(x));
+                if prefix == "nvshmem put" {
+                    let what = format!("put, {senders} senders, {total} B, against NVSHMEM");
+                    rows.push(
+                        Row::new("bandwidth", what, "GB/s", gbs)
+                            .x(x)
+                            .against(&theirs),
+                    );
+                }
+                add(curve, x, v.median);
             }
         }
     }
-    summary(samples)
+    Ok((curves, mpi_us))
 }
 
 fn main() -> Result<()> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
-    let options::Options { quick, out_dir, .. } =
-        options::Options::parse("bench_world")?.no_sections("bench_world")?;
+    let options::Options {
+        quick,
+        out_dir,
+        baseline,
+        ..
+    } = options::Options::parse("bench_world")?.no_sections("bench_world")?;
     let rt = Runtime::new()?;
     let job = rt
         .job()
@@ -134,6 +308,12 @@ fn main() -> Result<()> {
     if job.processes() != 2 {
         return Err("bench_world needs exactly two processes (mpirun -np 2)".into());
     }
+    // Process 0 reports, so it alone reads the baseline (before measuring:
+    // a bad file fails at once).
+    let base = match (&baseline, job.process()) {
+        (Some(path), 0) => Some(PeerBaseline::read(path)?),
+        _ => None,
+    };
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let w = World {
         suite: Suite {
@@ -151,77 +331,47 @@ fn main() -> Result<()> {
         (dcuda::Backend::Gpu, true) => "network",
         _ => "emulator",
     };
-    let mut rows: Vec<Row> = Vec::new();
-    let mut push = |row: Row| -> Row {
-        if w.me == 0 {
-            println!("{route:<9} {}", row.line());
-        }
-        rows.push(row.clone());
-        row
+    let mut rows = Rows {
+        route,
+        me: w.me,
+        rows: Vec::new(),
     };
     if w.me == 0 {
         println!("{:<9} {}", "route", header());
     }
-    let (batches, iters) = w.batches();
-    let mpi4 = mpi_pingpong(w.me, 4, batches, iters);
-    let mpi4 = push(Row::new("latency", "raw MPI ping-pong 4 B, host memory", "us", mpi4).x(4.0));
-    let host = push(Row::new(
-        "host",
-        "device->host->device round trip (runtime)",
-        "us",
-        w.suite.host_roundtrip()?.0,
-    ));
-    // The network path's budget: MPI latency plus a host round trip at
-    // each end.
-    let budget = summary(vec![mpi4.value.median + 2.0 * host.value.median]);
-    let budget = push(Row::new(
-        "latency",
-        "budget: MPI 4 B + 2 host round trips",
-        "us",
-        budget,
-    ));
-    for (ping, what) in [(Ping::Put(4), "notified put 4 B"), (Ping::Notify, "notify")] {
-        let v = w.suite.pingpong(&w.suite.module, 1, ping, 128)?;
-        push(Row::new("latency", what, "us", v).x(4.0).against(&budget));
-    }
-    let ranks = match w.suite.rt.backend() {
-        dcuda::Backend::Gpu => w.suite.rt.device_info().multiprocessors,
-        _ => 4,
-    };
-    let sizes: &[usize] = if quick {
-        &[1 << 16, 1 << 22]
-    } else {
-        &[1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24, 1 << 26]
-    };
-    for &total in sizes {
-        let senders = ((total / (256 << 10)).max(1) as u32).min(ranks);
-        let gbs = w.bandwidth(total, senders, ranks)?;
-        // Raw MPI bandwidth between host buffers of the same processes.
-        let mpi = mpi_pingpong(w.me, total, 5, 2);
-        let mpi = summary(vec![total as f64 / (mpi.median * 1e3)]);
-        let x = total as f64;
-        let mpi = push(
-            Row::new(
-                "bandwidth",
-                format!("raw MPI, host memory, {total} B"),
-                "GB/s",
-                mpi,
-            )
-            .x(x),
-        );
-        let what = format!("put, {senders} senders, {total} B in all");
-        push(
-            Row::new("bandwidth", what, "GB/s", gbs)
-                .x(x)
-                .bytes(total as u64 / senders as u64, ALIGN)
-                .against(&mpi),
-        );
+    let mut models = latency(&w, base.as_ref(), &mut rows)?;
+    let (curves, mpi) = bandwidth(&w, base.as_ref(), &mut rows)?;
+    if let Some(m) = fit(&mpi) {
+        models.push(("raw MPI ping-pong, host memory".into(), m));
     }
     if w.me == 0 {
+        println!("\nlatency model t = alpha + bytes / bandwidth ({route} route):");
+        for (name, m) in &models {
+            println!(
+                "  {name:<44} alpha {:.3} us, bandwidth {:.2} GB/s, largest error {:.1}%",
+                m.alpha_us,
+                m.bandwidth_gbs(),
+                m.max_error * 100.0
+            );
+        }
         std::fs::create_dir_all(&out_dir)?;
         let path = out_dir.join(format!("world-{route}.csv"));
-        write_csv(&path, &rows, &Machine::new(&w.suite.rt.device_info().name))?;
-        println!("wrote {}", path.display());
+        let machine = Machine::new(&w.suite.rt.device_info().name);
+        write_csv(&path, &rows.rows, &machine)?;
+        let title = format!("between two processes ({route} route)");
+        write_plot(
+            &out_dir.join(format!("world-{route}-bandwidth.svg")),
+            (&title, "bytes in all (log2)", "GB/s"),
+            true,
+            &curves,
+        )?;
+        write_plot(
+            &out_dir.join(format!("world-{route}-latency.svg")),
+            (&title, "bytes (log2)", "half round trip, us"),
+            true,
+            &rows.latency_curves(),
+        )?;
+        println!("wrote {} and its plots", path.display());
     }
     Ok(())
 }

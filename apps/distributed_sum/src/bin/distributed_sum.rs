@@ -8,11 +8,19 @@ use dcuda::plan::{Part, Placement, ScatterPlan, Split};
 use dcuda::{RunConfig, Runtime};
 use distributed_sum_kernels::{value, SumArgs, DISTRIBUTED_SUM, DISTRIBUTED_SUM_REDUCE};
 
+/// Registers a thread: see `main`.
+const REGISTERS: u32 = 56;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     dcuda::log::init(); // dcuda's messages to standard error (DCUDA_LOG filters)
                         // ANCHOR: host
     let rt = Runtime::new()?;
-    let module = rt.load(&dcuda::include_ptx!("distributed_sum_kernels"))?;
+    // 56 registers a thread fit 9 ranks of 128 threads on a multiprocessor
+    // (1188 on an H200); uncapped, ptxas gives the kernels 92 (5 ranks).
+    // The cap spills 84 and 124 bytes (ptxas -v) in the two kernels'
+    // runtime calls (docs/design.md, "distributed_sum loads capped").
+    let capped = dcuda::LoadOptions::default().max_registers(REGISTERS);
+    let module = rt.load_with(&dcuda::include_ptx!("distributed_sum_kernels"), &capped)?;
     // As many ranks as fit on the device, of both kernels (they share the
     // buffers, sized for the run's ranks).
     let fit = module
@@ -63,6 +71,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if (got - want).abs() > 1e-9 * want.abs() {
             return Err(format!("distributed_sum ({how}): {got} != host sum {want}").into());
         }
+    }
+    // On a GPU, the co-residency the cap buys: a fall shows here
+    // (scripts/gpu-run.sh checks it).
+    if rt.backend() == dcuda::Backend::Gpu {
+        let per_sm = info.ranks_on_device / rt.device_info().multiprocessors;
+        println!("distributed_sum: {per_sm} ranks per multiprocessor");
     }
     println!(
         "distributed_sum: {} ranks ({} processes) x {} threads correct on the {} backend: {got:.6} (tree {:?}, run {:?}; reduce_to {:?}, run {:?})",
