@@ -14,7 +14,7 @@
 //! dcuda's rows; they become rows of this CSV and table, with the ratios.
 //! The route between the GPUs is chosen as in any run: direct (peer-mapped
 //! over NVLink) where possible; `DCUDA_PEER_ACCESS=0` forces the network
-//! manager. Process 0 prints the table and the fitted latency models
+//! manager, as two nodes do (`DCUDA_NODE=process`, route `nodes`). Process 0 prints the table and the fitted latency models
 //! (alpha, beta per route), and writes `DIR/world-<route>.csv` with its
 //! plots `world-<route>-latency.svg` and `world-<route>-bandwidth.svg`.
 
@@ -325,10 +325,13 @@ fn main() -> Result<()> {
         quick,
         me: job.process(),
     };
+    // Two nodes (`DCUDA_NODE=process`) or no peer access: the network
+    // manager moves every byte between the processes.
     let forced = std::env::var("DCUDA_PEER_ACCESS").is_ok_and(|v| v.trim() == "0");
-    let route = match (w.suite.rt.backend(), forced) {
-        (dcuda::Backend::Gpu, false) => "auto",
-        (dcuda::Backend::Gpu, true) => "network",
+    let route = match (w.suite.rt.backend(), forced, job.nodes() > 1) {
+        (dcuda::Backend::Gpu, _, true) => "nodes",
+        (dcuda::Backend::Gpu, true, false) => "network",
+        (dcuda::Backend::Gpu, false, false) => "auto",
         _ => "emulator",
     };
     let mut rows = Rows {
