@@ -107,7 +107,7 @@ impl Runtime {
     /// counters, ring credit), so a kernel pays only for what it uses.
     #[inline(always)]
     pub fn new() -> Runtime {
-        Runtime {
+        let rt = Runtime {
             windows: window::Windows::default(),
             counters: notify::Counters::default(),
             host: host::HostChannel::default(),
@@ -117,7 +117,9 @@ impl Runtime {
             messages: message_logs::MessageState::default(),
             comms: comm::Comms::default(),
             tracer: trace::Tracer::default(),
-        }
+        };
+        rt.trace_start();
+        rt
     }
 
     /// The run's context (the rank's copy in shared memory).

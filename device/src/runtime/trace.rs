@@ -9,12 +9,18 @@ use crate::abi::{Call, Fault, TraceSpan, TRACE_DEPTH, TRACE_PHASE};
 use crate::arch::{self, Scope};
 use crate::block::Block;
 
-/// A rank's tracing state: spans recorded so far (those past the
-/// capacity are counted, not written) and the open phases' span indices.
+// The leader's span count (element 0) and the span indices of the open
+// phases (from element 1). In shared memory and touched by the leader
+// alone: kept in the rank's `Runtime`, every thread loaded and stored the
+// count at every hook, and those loads (long-scoreboard stalls of all
+// warps, ncu) were most of the traced Jacobi's 2.6%
+// (`bench/results/2026-11-27-trace-stalls-h100`).
+crate::shared_array!(static DCUDA_TRACE_STATE: [u32; 1 + TRACE_DEPTH]);
+
+/// A rank's open phases, on every thread: `trace_end` checks the nesting
+/// on all of them, since a failure stops the whole block.
 #[derive(Default)]
 pub(crate) struct Tracer {
-    next: u32,
-    open: [u32; TRACE_DEPTH],
     depth: u32,
 }
 
@@ -34,29 +40,37 @@ impl Runtime {
         block.leader(|_| arch::global_timer()).unwrap_or(0)
     }
 
+    /// Sets the leader's span count to 0 (a traced run's start; the
+    /// leader alone reads and writes it, so no barrier).
+    #[inline(always)]
+    pub(super) fn trace_start(&self) {
+        if self.tracing() {
+            arch::block::on_thread_zero(|_| DCUDA_TRACE_STATE.set(0, 0));
+        }
+    }
+
     /// Records this rank's next span, `span()` on the leader thread (so
     /// that it reads the clock there), and tells the host how many there
-    /// are; returns its index. One leader turn for all of it: every turn
-    /// splits the leader's warp until it converges again; four turns a
-    /// call cost the traced Jacobi 6.1%, two (this and the start clock)
-    /// 2.7% (`bench/results/2026-11-25-trace-cost-h100`).
+    /// are; returns its index on the leader. One leader turn for all of
+    /// it: every turn splits the leader's warp until it converges again;
+    /// four turns a call cost the traced Jacobi 6.1%, two (this and the
+    /// start clock) 2.7% (`bench/results/2026-11-25-trace-cost-h100`).
     #[inline(always)]
-    fn trace_record(&mut self, block: &Block, span: impl FnOnce() -> TraceSpan) -> u32 {
-        let at = self.tracer.next;
-        self.tracer.next = at.wrapping_add(1);
+    fn trace_record(&mut self, block: &Block, span: impl FnOnce() -> TraceSpan) -> Option<u32> {
         let ctx = self.ctx();
-        let (count, to) = (ctx.trace_count(block.id()), ctx.trace_span(block.id(), at));
-        let fits = at < ctx.trace_capacity;
+        let (id, capacity) = (block.id(), ctx.trace_capacity);
         // SAFETY: this rank's own count, and its span `at` inside its part
         // of the trace buffer when it fits; the host reads both after the
         // run, so plain stores do.
         block.leader(|_| unsafe {
-            count.write(at.wrapping_add(1));
-            if fits {
-                to.write(span());
+            let at = DCUDA_TRACE_STATE.get(0);
+            DCUDA_TRACE_STATE.set(0, at.wrapping_add(1));
+            ctx.trace_count(id).write(at.wrapping_add(1));
+            if at < capacity {
+                ctx.trace_span(id, at).write(span());
             }
-        });
-        at
+            at
+        })
     }
 
     /// Records runtime call `call`, begun at `start` ([`trace_clock`]),
@@ -83,6 +97,7 @@ impl Runtime {
         if !self.tracing() {
             return;
         }
+        let depth = self.tracer.depth;
         let at = self.trace_record(block, || TraceSpan {
             start: arch::global_timer(),
             end: 0,
@@ -90,9 +105,8 @@ impl Runtime {
             peer: name.len() as u32,
             arg: name.as_ptr() as u64,
         });
-        let depth = self.tracer.depth as usize;
-        if let Some(slot) = self.tracer.open.get_mut(depth) {
-            *slot = at;
+        if let (Some(at), true) = (at, (depth as usize) < TRACE_DEPTH) {
+            DCUDA_TRACE_STATE.set(1 + depth as usize, at);
         }
         self.tracer.depth += 1;
     }
@@ -107,15 +121,20 @@ impl Runtime {
             self.fail(block, Call::TraceEnd, Fault::TraceUnbalanced, [0; 4]);
         }
         self.tracer.depth -= 1;
-        let Some(&at) = self.tracer.open.get(self.tracer.depth as usize) else {
+        let depth = self.tracer.depth as usize;
+        if depth >= TRACE_DEPTH {
             return; // Too deep to track: the host reports it open.
-        };
-        let ctx = self.ctx();
-        if at < ctx.trace_capacity {
-            let end = ctx.trace_span(block.id(), at);
-            // SAFETY: this rank's own span, written by its `trace_begin`.
-            block.leader(|_| unsafe { (&raw mut (*end).end).write(arch::global_timer()) });
         }
+        let ctx = self.ctx();
+        let (id, capacity) = (block.id(), ctx.trace_capacity);
+        block.leader(|_| {
+            let at = DCUDA_TRACE_STATE.get(1 + depth);
+            if at < capacity {
+                let end = ctx.trace_span(id, at);
+                // SAFETY: this rank's own span, written by its `trace_begin`.
+                unsafe { (&raw mut (*end).end).write(arch::global_timer()) };
+            }
+        });
     }
 
     /// At the end of a traced run, device rank 0's leader thread reads
