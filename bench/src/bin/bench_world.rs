@@ -127,6 +127,8 @@ impl Rows {
 type Curves = Vec<(String, Vec<(f64, f64)>)>;
 
 const PUT: &str = "notified put,";
+/// The size of the seed's bandwidth figures (1 MB; here 1 MiB).
+const SEED_BYTES: usize = 1 << 20;
 const MPI: &str = "raw MPI, host memory";
 
 /// 4-byte latencies against the network path's budget, then the notified
@@ -156,9 +158,14 @@ fn latency(
         "us",
         budget,
     ));
-    for (ping, what) in [(Ping::Put(4), "notified put 4 B"), (Ping::Notify, "notify")] {
+    // The seed's figures between two GPUs of a node over MPI (K80, PCIe).
+    for (ping, what, seed) in [
+        (Ping::Put(4), "notified put 4 B", 23.7),
+        (Ping::Notify, "notify", 5.0),
+    ] {
         let v = w.suite.pingpong(&w.suite.module, 1, ping, 128)?;
-        rows.push(Row::new("latency", what, "us", v).x(4.0).against(&budget));
+        let row = Row::new("latency", what, "us", v).x(4.0).against(&budget);
+        rows.push(row.seed(seed, "K80 peer GPU over MPI, digest 000 Table 5.1"));
     }
     let floor = |name: &str, rows: &mut Rows| {
         let v = base.and_then(|b| b.latency(name, 4))?;
@@ -267,6 +274,14 @@ fn bandwidth(
         let row = Row::new("bandwidth", what, "GB/s", gbs)
             .x(x)
             .bytes(total as u64 / senders as u64, ALIGN);
+        // The seed measured 1 MB from every rank to a peer GPU.
+        let row = match total {
+            SEED_BYTES => row.seed(
+                10.3,
+                "K80 peer GPU, all ranks, MPI staging, digest 000 Table 5.4",
+            ),
+            _ => row,
+        };
         rows.push(row.clone().against(&mpi));
         add("dcuda put", x, gbs.median);
         add(MPI, x, mpi.value.median);
