@@ -99,6 +99,9 @@ impl Runtime {
                 core::mem::size_of::<RankContext>(),
             )
         };
+        // In the prologue, before its barrier: a kernel's body then keeps
+        // only the shared accesses it uses (`tests/ptx_instructions.rs`).
+        trace::reset(block);
     }
 
     /// The state of a rank at the start of its kernel, over the context
@@ -107,7 +110,7 @@ impl Runtime {
     /// counters, ring credit), so a kernel pays only for what it uses.
     #[inline(always)]
     pub fn new() -> Runtime {
-        let rt = Runtime {
+        Runtime {
             windows: window::Windows::default(),
             counters: notify::Counters::default(),
             host: host::HostChannel::default(),
@@ -117,9 +120,7 @@ impl Runtime {
             messages: message_logs::MessageState::default(),
             comms: comm::Comms::default(),
             tracer: trace::Tracer::default(),
-        };
-        rt.trace_start();
-        rt
+        }
     }
 
     /// The run's context (the rank's copy in shared memory).

@@ -17,6 +17,13 @@ use crate::block::Block;
 // (`bench/results/2026-11-27-trace-stalls-h100`).
 crate::shared_array!(static DCUDA_TRACE_STATE: [u32; 1 + TRACE_DEPTH]);
 
+/// Sets the leader's span count to 0 at the rank's start, traced or not:
+/// one store by the leader, which alone reads and writes it later.
+#[inline(always)]
+pub(super) fn reset(block: &Block) {
+    block.leader(|_| DCUDA_TRACE_STATE.set(0, 0));
+}
+
 /// A rank's open phases, on every thread: `trace_end` checks the nesting
 /// on all of them, since a failure stops the whole block.
 #[derive(Default)]
@@ -38,15 +45,6 @@ impl Runtime {
             return 0;
         }
         block.leader(|_| arch::global_timer()).unwrap_or(0)
-    }
-
-    /// Sets the leader's span count to 0 (a traced run's start; the
-    /// leader alone reads and writes it, so no barrier).
-    #[inline(always)]
-    pub(super) fn trace_start(&self) {
-        if self.tracing() {
-            arch::block::on_thread_zero(|_| DCUDA_TRACE_STATE.set(0, 0));
-        }
     }
 
     /// Records this rank's next span, `span()` on the leader thread (so
