@@ -48,7 +48,7 @@ impl Runtime {
     ) -> T {
         let call = Call::Allreduce;
         if self.alone_here(block, comm, call) {
-            return self.leaders_allreduce::<T, O>(block, comm, call, value);
+            return self.alone_allreduce::<T, O>(block, comm, call, value);
         }
         let words = [value.to_word(), 0, 0];
         if !self.spans_processes(comm) {
@@ -61,6 +61,22 @@ impl Runtime {
                 .to_word()
         });
         T::from_word(word)
+    }
+
+    /// The leaders' exchange alone, for a rank alone on its device in a
+    /// communicator that spans processes. Out of line: a second inlined
+    /// copy of the exchange in every collective took Jacobi's rank kernel
+    /// from 856 to 1192 bytes of stack and made it 17% slower on two H200s
+    /// (`bench/results/2026-11-27-jacobi-regression-h200x2/`).
+    #[inline(never)]
+    fn alone_allreduce<T: Reducible, O: ReduceOp<T>>(
+        &mut self,
+        block: &mut Block,
+        comm: Comm,
+        call: Call,
+        value: T,
+    ) -> T {
+        self.leaders_allreduce::<T, O>(block, comm, call, value)
     }
 
     /// The first words of the records of `comm`'s ranks here, combined with
@@ -119,7 +135,7 @@ impl Runtime {
             } else {
                 0
             };
-            let word = self.leaders_allreduce::<u64, BitOr>(block, comm, Call::Bcast, mine);
+            let word = self.alone_allreduce::<u64, BitOr>(block, comm, Call::Bcast, mine);
             return T::from_word(word);
         }
         let words = [value.to_word(), 0, 0];
