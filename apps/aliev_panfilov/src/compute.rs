@@ -129,29 +129,44 @@ unsafe fn batched<const BATCH: usize>(
         "aliev_panfilov: a rectangle outside the fields"
     );
     let p = fields.pitch();
-    let (w, n) = (
-        rect.width() as usize,
-        rect.width() as usize * rect.height() as usize,
+    let (w, n) = (rect.width(), rect.width() as u64 * rect.height() as u64);
+    if n == 0 {
+        return;
+    }
+    // The walk in 32 bits, its (row, column) cursor stepped by `threads`
+    // points at a time without a division: fewer registers in the loop,
+    // which a rank kernel needs to keep its invariants out of local memory.
+    let stride = threads as u64;
+    assert!(
+        n + (BATCH as u64 + 1) * stride <= u32::MAX as u64,
+        "aliev_panfilov: a rectangle of over 2^32 points"
     );
+    let (n, stride) = (n as u32, stride as u32);
+    let (dj, di) = (stride / w, stride % w);
     let (o, e_out, r_io) = (old.as_ptr(), new.as_mut_ptr(), r.as_mut_ptr());
     let mirror = |side: u32| fields.edges & side != 0;
-    let mut k = thread;
+    let mut k = thread as u32;
+    let (mut j, mut i) = (rect.y0 + k / w, rect.x0 + k % w);
     while k < n {
-        let mut points = [(0usize, 0usize, false, 0.0f64, 0.0f64); BATCH];
-        for (b, point_b) in points.iter_mut().enumerate() {
-            let kb = k + b * threads;
-            if kb < n {
-                let (j, i) = (rect.y0 as usize + kb / w, rect.x0 as usize + kb % w);
-                let c = j * p + i;
+        let mut points = [(0u32, 0u32, false, 0.0f64, 0.0f64); BATCH];
+        for point_b in points.iter_mut() {
+            if k < n {
+                let c = j as usize * p + i as usize;
                 let lap = *o.add(c + 1) + *o.add(c - 1) + *o.add(c + p) + *o.add(c - p);
                 let (e, rr) = point(*o.add(c), lap, *r_io.add(c), s);
                 *point_b = (j, i, true, e, rr);
+            }
+            k += stride;
+            (j, i) = (j + dj, i + di);
+            if i >= rect.x1 {
+                (j, i) = (j + 1, i - w);
             }
         }
         for (j, i, live, e, rr) in points {
             if !live {
                 continue;
             }
+            let (j, i) = (j as usize, i as usize);
             let c = j * p + i;
             *e_out.add(c) = e;
             *r_io.add(c) = rr;
@@ -168,7 +183,6 @@ unsafe fn batched<const BATCH: usize>(
                 *e_out.add((fields.height as usize + 1) * p + i) = e;
             }
         }
-        k += BATCH * threads;
     }
 }
 
