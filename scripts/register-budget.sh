@@ -3,8 +3,10 @@
 # its budget in scripts/register-budget.txt: registers decide how many
 # ranks fit on a GPU, and a runtime change once cut distributed_sum from
 # 1188 to 924 ranks per H200 unnoticed. A budget is the most registers that
-# keep the kernel's ranks per multiprocessor at 128 threads; raise it only
-# with the measured cost (docs/design.md).
+# keep the kernel's ranks per multiprocessor at 128 threads, or (a kernel
+# loaded with a cap) a guard on how much code its hot loop inlines, as the
+# text file says per kernel; raise it only with the measured cost
+# (docs/design.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PTXAS=${PTXAS:-.tools/cuda-nvcc/nvidia/cu13/bin/ptxas}
