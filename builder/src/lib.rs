@@ -23,6 +23,14 @@
 //! loads on a GPU of that architecture instead of having the driver compile
 //! the PTX when the program starts (a minute for a large module on a
 //! machine whose driver cache is empty). ptxas 13 builds sm_75 and newer.
+//!
+//! With `DCUDA_NVSHMEM_BC` naming NVSHMEM's device library as LLVM bitcode
+//! (`lib/libnvshmem_device.bc` of the `nvidia-nvshmem-cu13` wheel, of the
+//! same version as the host library the program will load), the kernels are
+//! built with `--cfg dcuda_nvshmem` and linked with it: the device runtime
+//! can then reach ranks of other processes through NVSHMEM
+//! (`DCUDA_TRANSPORT=nvshmem`). Such PTX is larger and is built in a target
+//! directory of its own.
 
 mod arch;
 mod error;
@@ -34,10 +42,13 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use toolchain::{check_components, compile_sass, sass_list};
+use toolchain::{check_components, compile_sass, sass_list, trim_nvshmem};
 
 /// Set in the nested build's environment.
 const NESTED: &str = "DCUDA_BUILDER_NESTED";
+
+/// NVSHMEM's device bitcode to link the kernels with, if set.
+const NVSHMEM_BC: &str = "DCUDA_NVSHMEM_BC";
 
 /// The nvptx target triple.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -169,7 +180,7 @@ impl PtxBuilder {
         }
         let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-        check_components(Path::new(&rustc))?;
+        let llvm_bin = check_components(Path::new(&rustc))?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => PathBuf::from(env::var_os("OUT_DIR").ok_or_else(|| {
@@ -183,8 +194,22 @@ impl PtxBuilder {
         println!("cargo:rerun-if-env-changed=DCUDA_ARCH");
         println!("cargo:rerun-if-env-changed=DCUDA_SASS");
         println!("cargo:rerun-if-env-changed=DCUDA_PTXAS");
+        println!("cargo:rerun-if-env-changed={NVSHMEM_BC}");
         let archs = self.selected_archs()?;
         let sass = self.selected_sass(&archs)?;
+        let nvshmem = match nvshmem_bitcode()? {
+            Some(bc) => {
+                fs::create_dir_all(&target_dir)
+                    .map_err(|e| Error::Io(format!("{}: {e}", target_dir.display())))?;
+                // Named by the source's length: another library gets
+                // another file.
+                let len = fs::metadata(&bc).map(|m| m.len()).unwrap_or(0);
+                let trimmed = target_dir.join(format!("nvshmem-device-{len}.bc"));
+                trim_nvshmem(&llvm_bin, &bc, &trimmed)?;
+                Some(trimmed)
+            }
+            None => None,
+        };
         println!(
             "cargo:rerun-if-changed={}",
             self.krate.join("Cargo.toml").display()
@@ -193,7 +218,8 @@ impl PtxBuilder {
         let mut name = String::new();
         let (mut files, mut cubins) = (Vec::new(), Vec::new());
         for arch in archs {
-            let (lib_name, ptx, deps) = self.compile(Path::new(&cargo), &target_dir, arch)?;
+            let (lib_name, ptx, deps) =
+                self.compile(Path::new(&cargo), (&target_dir, arch), nvshmem.as_deref())?;
             for dep in deps {
                 println!("cargo:rerun-if-changed={}", dep.display());
             }
@@ -241,13 +267,19 @@ impl PtxBuilder {
     fn compile(
         &self,
         cargo: &Path,
-        target_dir: &Path,
-        arch: Arch,
+        (target_dir, arch): (&Path, Arch),
+        nvshmem: Option<&Path>,
     ) -> Result<(String, PathBuf, Vec<PathBuf>), Error> {
-        let flags = [
+        let mut flags = vec![
             format!("-Ctarget-cpu={arch}"),
             format!("-Ctarget-feature=+ptx{}", arch.ptx_isa()),
         ];
+        let mut arch_dir = arch.to_string();
+        if let Some(bc) = nvshmem {
+            flags.push("--cfg=dcuda_nvshmem".into());
+            flags.push(format!("-Clink-arg={}", bc.display()));
+            arch_dir.push_str("-nvshmem");
+        }
         let mut cmd = Command::new(cargo);
         cmd.arg("rustc")
             .arg("--manifest-path")
@@ -262,7 +294,7 @@ impl PtxBuilder {
             ])
             .args(["-Zbuild-std=core", "--message-format=json"])
             .arg("--target-dir")
-            .arg(target_dir.join(arch.to_string()))
+            .arg(target_dir.join(arch_dir))
             .env(NESTED, "1")
             .env("RUSTC_BOOTSTRAP", "1")
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
@@ -311,6 +343,22 @@ impl PtxBuilder {
         let deps = dep_info_sources(&ptx.with_extension("d"));
         Ok((lib_name, ptx, deps))
     }
+}
+
+/// `DCUDA_NVSHMEM_BC`, checked to name a file.
+fn nvshmem_bitcode() -> Result<Option<PathBuf>, Error> {
+    let Some(path) = env::var_os(NVSHMEM_BC).filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(path);
+    if !path.is_file() {
+        return Err(Error::Io(format!(
+            "{NVSHMEM_BC}={} is not a file (NVSHMEM's libnvshmem_device.bc, from the nvidia-nvshmem-cu13 wheel)",
+            path.display()
+        )));
+    }
+    println!("cargo:rerun-if-changed={}", path.display());
+    Ok(Some(path))
 }
 
 /// The compiler's messages: rendered diagnostics from the JSON stream, then

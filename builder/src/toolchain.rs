@@ -1,8 +1,9 @@
 //! The tools the build runs besides cargo: the rustup components the
-//! nvptx build needs, and ptxas for SASS.
+//! nvptx build needs, ptxas for SASS, and opt to trim NVSHMEM's bitcode.
 
 use crate::{Arch, Error};
 use std::env;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,8 +34,9 @@ pub(crate) fn compile_sass(arch: Arch, ptx: &Path, cubin: &Path) -> Result<(), E
     Ok(())
 }
 
-/// Checks the rustup components that `-Zbuild-std` on nvptx needs.
-pub(crate) fn check_components(rustc: &Path) -> Result<(), Error> {
+/// Checks the rustup components that `-Zbuild-std` on nvptx needs; returns
+/// the folder of the LLVM tools.
+pub(crate) fn check_components(rustc: &Path) -> Result<PathBuf, Error> {
     let sysroot = Command::new(rustc)
         .args(["--print", "sysroot"])
         .output()
@@ -67,7 +69,54 @@ pub(crate) fn check_components(rustc: &Path) -> Result<(), Error> {
             });
         }
     }
-    Ok(())
+    Ok(bin)
+}
+
+/// What the kernels use of NVSHMEM's device library (`dcuda_device`'s
+/// `arch/nvshmem.rs`) and the globals its host library looks up in a
+/// module (`nvshmemx_cumodule_init`).
+const NVSHMEM_KEEP: &[&str] = &[
+    "nvshmemx_putmem_block",
+    "nvshmemx_getmem_block",
+    "nvshmem_fence",
+    "nvshmem_quiet",
+    "nvshmem_uint32_atomic_add",
+    "nvshmemi_device_state_d",
+    "nvshmemi_device_lib_version_d",
+    "nvshmemi_ibgda_device_state_d",
+];
+
+/// NVSHMEM's device bitcode `bc` less what the kernels cannot reach
+/// (`opt` internalize and global DCE), at `dest`. The bitcode linker
+/// optimises everything it links before it drops what is unused, which
+/// takes minutes for the whole library (31 MB) and seconds for this.
+pub(crate) fn trim_nvshmem(llvm_bin: &Path, bc: &Path, dest: &Path) -> Result<(), Error> {
+    let fresh = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(made), Some(source)) = (fresh(dest), fresh(bc)) {
+        if made >= source {
+            return Ok(());
+        }
+    }
+    let tmp = dest.with_extension(format!("{}.tmp", std::process::id()));
+    let out = Command::new(llvm_bin.join("opt"))
+        .arg(format!(
+            "--internalize-public-api-list={}",
+            NVSHMEM_KEEP.join(",")
+        ))
+        .args(["--passes=internalize,globaldce"])
+        .arg(bc)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .map_err(|e| Error::Io(format!("running opt on {}: {e}", bc.display())))?;
+    if !out.status.success() {
+        return Err(Error::Io(format!(
+            "opt failed on {}:\n{}",
+            bc.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    fs::rename(&tmp, dest).map_err(|e| Error::Io(format!("{}: {e}", dest.display())))
 }
 
 /// The architectures of a `DCUDA_SASS` list; an error names the variable.

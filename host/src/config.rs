@@ -65,9 +65,23 @@ pub const WATCHDOG_SECS: Variable = Variable {
 /// `DCUDA_TRANSPORT`.
 pub const TRANSPORT: Variable = Variable {
     name: "DCUDA_TRANSPORT",
-    accepts: "mpi or none",
+    accepts: "mpi, nvshmem or none",
     default: "mpi when a launcher (mpirun, srun) started the process, else none",
-    meaning: "the transport between the processes of a job",
+    meaning: "the transport between the processes of a job; nvshmem is MPI's, with window accesses between processes that do not map each other moved by the ranks through NVSHMEM (GPU kernels built with DCUDA_NVSHMEM_BC)",
+};
+/// `DCUDA_NVSHMEM_LIB`.
+pub const NVSHMEM_LIB: Variable = Variable {
+    name: "DCUDA_NVSHMEM_LIB",
+    accepts: "the path of libnvshmem_host.so.3",
+    default: "the loader's search path, then nvidia/nvshmem/lib of the Python package folders",
+    meaning: "NVSHMEM's host library, for DCUDA_TRANSPORT=nvshmem (the version of the bitcode the kernels were built with)",
+};
+/// `DCUDA_NVSHMEM_HEAP_MIB`.
+pub const NVSHMEM_HEAP_MIB: Variable = Variable {
+    name: "DCUDA_NVSHMEM_HEAP_MIB",
+    accepts: "a positive number of MiB",
+    default: "768 (NVSHMEM's own heap, NVSHMEM_SYMMETRIC_SIZE, is 1 GiB by default; raise both together)",
+    meaning: "device memory of each process taken from NVSHMEM's symmetric heap under DCUDA_TRANSPORT=nvshmem: every allocation of the process comes from it",
 };
 /// `DCUDA_PEER_ACCESS`.
 pub const PEER_ACCESS: Variable = Variable {
@@ -130,6 +144,8 @@ pub const VARIABLES: &[Variable] = &[
     EMULATOR_IPC,
     WATCHDOG_SECS,
     TRANSPORT,
+    NVSHMEM_LIB,
+    NVSHMEM_HEAP_MIB,
     PEER_ACCESS,
     NODE,
     WORLD_BARRIER,

@@ -119,6 +119,14 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// NVSHMEM could not be loaded, started or used.
+    #[error("dcuda: NVSHMEM: {call}: {reason}")]
+    Nvshmem {
+        /// The NVSHMEM call or step.
+        call: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
     /// Another process of the job failed; this one aborted its run.
     #[error("dcuda: kernel `{kernel}` aborted because process {process} failed:\n{message}")]
     PeerFailed {

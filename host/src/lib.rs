@@ -22,6 +22,7 @@ mod launch;
 pub mod log;
 mod memory;
 mod module;
+mod nvshmem;
 pub mod plan;
 mod run;
 mod runtime;

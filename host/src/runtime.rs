@@ -132,11 +132,12 @@ impl RuntimeBuilder {
                 emulator_ipc,
             ))
         };
+        let gpu = |gpu: GpuDevice| with_nvshmem(job.as_ref(), gpu);
         let (device, why): (Arc<dyn Device>, String) = match choice {
-            BackendChoice::Gpu => (Arc::new(GpuDevice::open(ordinal)?), String::new()),
+            BackendChoice::Gpu => (gpu(GpuDevice::open(ordinal)?)?, String::new()),
             BackendChoice::Emulator => (emulator(), String::new()),
             BackendChoice::Auto => match GpuDevice::open(ordinal) {
-                Ok(gpu) => (Arc::new(gpu), String::new()),
+                Ok(g) => (gpu(g)?, String::new()),
                 Err(e) => match no_gpu_reason(&e) {
                     Some(reason) => (emulator(), format!(" ({reason})")),
                     // A GPU is there but cannot be used: say so, rather
@@ -149,6 +150,11 @@ impl RuntimeBuilder {
                 },
             },
         };
+        if job.as_ref().is_some_and(|j| j.nvshmem) && device.symmetric().is_none() {
+            if device.info().backend != crate::Backend::Gpu {
+                tracing::warn!(target: "dcuda", "DCUDA_TRANSPORT=nvshmem needs a GPU: on the emulator window accesses between processes go through MPI");
+            }
+        }
         let info = device.info();
         if !self.quiet {
             let detail = match info.compute_capability {
@@ -185,6 +191,18 @@ impl RuntimeBuilder {
             chosen: format!("{source}{why}"),
             job,
         })
+    }
+}
+
+/// The GPU, with NVSHMEM under it where the job asked for it
+/// (`DCUDA_TRANSPORT=nvshmem`) and every process has it.
+fn with_nvshmem(job: Option<&Job>, gpu: GpuDevice) -> Result<Arc<dyn Device>> {
+    match job {
+        Some(j) if j.nvshmem => Ok(match crate::nvshmem::open(j, gpu)? {
+            Ok(symmetric) => Arc::new(symmetric),
+            Err(gpu) => Arc::new(gpu),
+        }),
+        _ => Ok(Arc::new(gpu)),
     }
 }
 
@@ -269,6 +287,14 @@ impl Runtime {
         self.job.as_ref()
     }
 
+    /// Whether NVSHMEM runs under this runtime (`DCUDA_TRANSPORT=nvshmem`
+    /// on a GPU, with NVSHMEM found in every process): the device memory
+    /// comes from its symmetric heap, and window accesses between processes
+    /// that do not map each other take the NVSHMEM route.
+    pub fn uses_nvshmem(&self) -> bool {
+        self.device.symmetric().is_some()
+    }
+
     /// Waits until all work submitted to the device has finished.
     pub fn synchronize(&self) -> Result<()> {
         self.device.synchronize()
@@ -311,6 +337,7 @@ mod tests {
             nodes: vec![0; local_count as usize],
             local_index,
             local_count,
+            nvshmem: false,
         }
     }
 

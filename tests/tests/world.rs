@@ -54,6 +54,25 @@ fn four_processes_put_notify_get_barrier_and_collectives() {
 /// Every process a node of its own (`DCUDA_NODE=process`): the whole
 /// suite again, with node communicators of one process each and every byte
 /// between processes through the transport, as between machines.
+/// `DCUDA_TRANSPORT=nvshmem` on the emulator: NVSHMEM needs a GPU, so
+/// the job says so and the window accesses go through the hosts (the
+/// GPU half of this check is `scripts/gpu-nvshmem.sh`).
+#[test]
+fn nvshmem_on_the_emulator_says_so_and_goes_through_the_hosts() {
+    let program = env!("CARGO_BIN_EXE_world_checks");
+    let env = [("DCUDA_TRANSPORT", "nvshmem"), ("DCUDA_NODE", "process")];
+    let (ok, text) = mpirun_outcome(2, program, &["nvshmem"], &env);
+    assert!(ok, "world_checks nvshmem failed:\n{text}");
+    assert!(
+        text.contains("DCUDA_TRANSPORT=nvshmem needs a GPU"),
+        "no word of the fallback:\n{text}"
+    );
+    for p in 0..2 {
+        let line = format!("process {p}: window accesses between processes through the hosts");
+        assert!(text.contains(&line), "{line}:\n{text}");
+    }
+}
+
 fn world_checks_as_nodes(procs: u32) {
     world_checks_with(procs, &[("DCUDA_NODE", "process")]);
 }

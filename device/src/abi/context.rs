@@ -453,6 +453,7 @@ codes! {
         Local = 0 => "local (same GPU)",
         Direct = 1 => "direct (peer-mapped GPU)",
         Host = 2 => "through the host",
+        Nvshmem = 3 => "NVSHMEM (from the rank)",
     }
 }
 
@@ -470,11 +471,15 @@ pub struct Peer {
     pub node: u32,
     /// Its index among the processes of its node.
     pub node_index: u32,
-    /// Reserved.
-    pub _pad: u32,
+    /// Its NVSHMEM processing element (meaningful where its window entries
+    /// have the NVSHMEM route).
+    pub pe: u32,
     /// Its `[ranks][TAGS]` notification counters, mapped here (direct
     /// route; 0 otherwise).
     pub notifications: u64,
+    /// The same counters as an address of this process's NVSHMEM symmetric
+    /// heap, which NVSHMEM translates to that process's (0 without NVSHMEM).
+    pub symmetric_notifications: u64,
 }
 
 impl Peer {

@@ -25,6 +25,7 @@ pub mod emu;
 pub(crate) mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 mod lanes;
+pub mod nvshmem;
 #[cfg(target_arch = "nvptx64")]
 mod panic;
 #[doc(hidden)]

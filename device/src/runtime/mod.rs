@@ -40,6 +40,7 @@ mod scans;
 mod slices;
 mod split;
 mod streams;
+mod symmetric;
 mod sync;
 mod trace;
 mod typed;

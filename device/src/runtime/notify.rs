@@ -39,13 +39,13 @@ pub(super) fn init_consumed(start: u32) {
 }
 
 /// The scope of a signal the rank sends itself on `route`; `None` when the
-/// host delivers it.
+/// host delivers it or NVSHMEM does (`symmetric.rs`).
 #[inline(always)]
 pub(crate) fn direct_scope(route: Route) -> Option<Scope> {
     match route {
         Route::Local => Some(Scope::Gpu),
         Route::Direct => Some(Scope::System),
-        Route::Host => None,
+        Route::Host | Route::Nvshmem => None,
     }
 }
 

@@ -1,10 +1,11 @@
 //! Remote memory access: the block copies and signals itself on this
-//! device and to mapped GPUs; the host moves everything else.
+//! device and to mapped GPUs, and through NVSHMEM where the host set that
+//! route up (`symmetric.rs`); the host moves everything else.
 
 use super::notify::direct_scope;
 use super::window::{Target, Window};
 use super::Runtime;
-use crate::abi::{Call, Op, Transfer, INLINE, NO_TAG};
+use crate::abi::{Call, Op, Route, Transfer, INLINE, NO_TAG};
 use crate::arch::{self, Ordering};
 use crate::block::Block;
 use crate::memory::{DeviceCopy, DeviceSlice};
@@ -101,7 +102,19 @@ impl Runtime {
             _ => Direction::Put,
         };
         let size = core::mem::size_of::<T>();
-        if direct_scope(route_of(&t)).is_none() {
+        let route = route_of(&t);
+        if route == Route::Nvshmem {
+            let remote = (t.entry.base as *mut T).wrapping_add(offset) as *mut u8;
+            let local_at = local.as_mut_ptr() as *mut u8;
+            // SAFETY: the window range was checked against the target's
+            // entry, and the local slice is valid by construction.
+            unsafe {
+                let get = direction == Direction::Get;
+                self.symmetric_access(block, &t, (remote, local_at), local.bytes(), get)
+            };
+            return Some(t);
+        }
+        if direct_scope(route).is_none() {
             let bytes = local.bytes();
             let mut transfer = Transfer {
                 target: t.place.world,
@@ -154,7 +167,10 @@ impl Runtime {
         offset: usize,
         src: DeviceSlice<T>,
     ) {
-        self.transfer(block, Call::Put, &win, (target, offset), src, NO_TAG);
+        let t = self.transfer(block, Call::Put, &win, (target, offset), src, NO_TAG);
+        if t.is_some_and(|t| route_of(&t) == Route::Nvshmem) {
+            self.symmetric_complete(block);
+        }
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the
@@ -260,6 +276,8 @@ impl Runtime {
     pub(super) fn deliver<T>(&mut self, block: &mut Block, win: &Window<T>, t: &Target, tag: u32) {
         if win.matched {
             self.log_match(block, t.place.dev, t.me, win.id, tag);
+        } else if route_of(t) == Route::Nvshmem {
+            self.symmetric_signal(block, t, tag);
         } else {
             self.signal(block, &t.place, tag);
         }
@@ -269,6 +287,6 @@ impl Runtime {
 /// The route of a checked access: its window entry's (a peer whose window
 /// memory cannot be mapped is reached through the host).
 #[inline(always)]
-pub(super) fn route_of(t: &Target) -> crate::abi::Route {
-    crate::abi::Route::from_u32(t.entry.route as u32).unwrap_or(crate::abi::Route::Host)
+pub(super) fn route_of(t: &Target) -> Route {
+    Route::from_u32(t.entry.route as u32).unwrap_or(Route::Host)
 }

@@ -81,6 +81,11 @@ pub(crate) trait Device: Send + Sync {
     fn peers(&self) -> Option<&dyn PeerAccess>;
     /// A new stream: an ordered queue of launches and copies.
     fn stream(&self) -> Result<Box<dyn StreamQueue>>;
+    /// This process's NVSHMEM symmetric heap, where every allocation comes
+    /// from (`DCUDA_TRANSPORT=nvshmem` on a GPU).
+    fn symmetric(&self) -> Option<crate::nvshmem::Symmetric> {
+        None
+    }
 }
 
 /// An ordered queue of launches and copies (a CUDA stream). The GPU runs
@@ -138,6 +143,10 @@ pub(crate) trait LoadedModule: Send + Sync {
     /// Why ranks of `threads` threads of `kernel` fit as few times as they
     /// do (registers per thread), where the backend knows; for errors.
     fn fit_hint(&self, _kernel: &str, _threads: u32) -> Option<String> {
+        None
+    }
+    /// The CUDA module handle (GPU only).
+    fn raw_module(&self) -> Option<u64> {
         None
     }
     /// Starts `kernel`.

@@ -159,8 +159,9 @@ impl RunState {
                 route: Route::Local as u32,
                 node: 0,
                 node_index: 0,
-                _pad: 0,
+                pe: 0,
                 notifications: local.addr(),
+                symmetric_notifications: 0,
             }],
             Some(w) => {
                 let routes = w.routes.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -173,11 +174,12 @@ impl RunState {
                         route: route as u32,
                         node: w.job.nodes[p],
                         node_index: node_index(p),
-                        _pad: 0,
+                        pe: p as u32,
+                        symmetric_notifications: w.symmetric_counters[p],
                         notifications: match route {
                             Route::Local => local.addr(),
                             Route::Direct => w.peer_counters[p],
-                            Route::Host => 0,
+                            Route::Host | Route::Nvshmem => 0,
                         },
                     })
                     .collect()

@@ -18,6 +18,9 @@ pub struct Job {
     pub(crate) local_index: u32,
     /// Processes on this host.
     pub(crate) local_count: u32,
+    /// Whether NVSHMEM was asked for (`DCUDA_TRANSPORT=nvshmem`): the
+    /// runtime starts it on a GPU.
+    pub(crate) nvshmem: bool,
 }
 
 impl Job {
@@ -61,8 +64,9 @@ impl Job {
 /// Which transport a job uses.
 #[derive(Clone)]
 pub enum TransportChoice {
-    /// A transport of dcuda's by name: `mpi`, or `none` (each process
-    /// runs alone).
+    /// A transport of dcuda's by name: `mpi`, `nvshmem` (MPI, with window
+    /// accesses between processes through NVSHMEM on GPUs), or `none`
+    /// (each process runs alone).
     Named(String),
     /// A transport of your own.
     Instance(Arc<dyn Transport>),
@@ -78,7 +82,7 @@ impl std::fmt::Debug for TransportChoice {
 }
 
 /// The transports dcuda has, by name.
-pub const TRANSPORTS: &[&str] = &["mpi", "none"];
+pub const TRANSPORTS: &[&str] = &["mpi", "nvshmem", "none"];
 
 static JOB: OnceLock<std::result::Result<Option<Job>, Arc<Error>>> = OnceLock::new();
 
@@ -148,17 +152,18 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
         Some(c) => c,
         None => TransportChoice::Named(
             crate::config::TRANSPORT
-                .choice(&["mpi", "none"])?
+                .choice(&["mpi", "nvshmem", "none"])?
                 .unwrap_or_default()
                 .to_string(),
         ),
     };
+    let nvshmem = matches!(&choice, TransportChoice::Named(n) if n.trim() == "nvshmem");
     let transport: Arc<dyn Transport> = match choice {
         TransportChoice::Instance(t) => t,
         TransportChoice::Named(name) => match name.trim() {
             "none" => return Ok(None),
             "" if !launched_by_mpirun(&env_var) => return Ok(None),
-            "" | "mpi" => {
+            "" | "mpi" | "nvshmem" => {
                 let mpi = open_mpi()?;
                 check_launcher(mpi.processes(), &env_var)?;
                 mpi
@@ -167,7 +172,7 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
                 return Err(Error::InvalidEnv {
                     var: "DCUDA_TRANSPORT",
                     value: other.into(),
-                    expected: "mpi or none",
+                    expected: "mpi, nvshmem or none",
                 })
             }
         },
@@ -184,6 +189,7 @@ fn init(choice: Option<TransportChoice>) -> Result<Option<Job>> {
         nodes: places.nodes,
         local_index,
         local_count,
+        nvshmem,
     }))
 }
 

@@ -25,7 +25,7 @@ mod job;
 #[cfg(feature = "mpi")]
 mod mpi;
 
-pub(crate) use gather::{all_gather, INFO_CHANNEL, RUN_CHANNELS};
+pub(crate) use gather::{all_gather, INFO_CHANNEL, RUN_CHANNELS, SETUP_CHANNEL};
 pub(crate) use job::noted;
 pub use job::{job, Job, TransportChoice, TRANSPORTS};
 

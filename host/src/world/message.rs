@@ -17,6 +17,8 @@ use dcuda_device::abi::{SplitEntry, WindowEntry, NO_TAG};
 pub(crate) struct SharedEntry {
     pub entry: WindowEntry,
     pub ipc: Option<([u8; 64], u64)>,
+    /// Its offset in its process's NVSHMEM symmetric heap.
+    pub symmetric: Option<u64>,
 }
 
 /// What one process tells the others before a run.
@@ -30,6 +32,8 @@ pub(crate) struct Setup {
     pub pci: String,
     /// IPC handle and offset of its notification counters (GPU only).
     pub counters: Option<([u8; 64], u64)>,
+    /// Its NVSHMEM symmetric heap's length, and its counters' offset in it.
+    pub symmetric: Option<(u64, u64)>,
 }
 
 /// A message; `D` is the payload: owned to send, borrowed when received.
@@ -199,7 +203,8 @@ impl Message<Vec<u8>> {
                     .u32(s.node)
                     .u8(s.traced as u8)
                     .bytes(s.pci.as_bytes());
-                (SETUP, Vec::new(), put_ipc(w, s.counters))
+                let w = put_ipc(w, s.counters).opt_u64(s.symmetric.map(|s| s.0));
+                (SETUP, Vec::new(), w.opt_u64(s.symmetric.map(|s| s.1)))
             }
             Message::Sync { seq, sent, window } => {
                 let mut w = Writer::default().u32(seq).u64(sent);
@@ -208,7 +213,8 @@ impl Message<Vec<u8>> {
                     Some((id, entries)) => {
                         w = w.u8(1).u32(id).u32(entries.len() as u32);
                         for e in &entries {
-                            w = put_ipc(w.bytes(bytemuck::bytes_of(&e.entry)), e.ipc);
+                            w = put_ipc(w.bytes(bytemuck::bytes_of(&e.entry)), e.ipc)
+                                .opt_u64(e.symmetric);
                         }
                     }
                 }
@@ -323,6 +329,10 @@ impl<'a> Message<&'a [u8]> {
                 traced: r.u8()? != 0,
                 pci: String::from_utf8_lossy(r.bytes()?).into_owned(),
                 counters: get_ipc(&mut r)?,
+                symmetric: match (r.opt_u64()?, r.opt_u64()?) {
+                    (Some(len), Some(at)) => Some((len, at)),
+                    _ => None,
+                },
             }))?,
             SYNC => {
                 let (seq, sent) = (r.u32()?, r.u64()?);
@@ -339,6 +349,7 @@ impl<'a> Message<&'a [u8]> {
                             entries.push(SharedEntry {
                                 entry,
                                 ipc: get_ipc(&mut r)?,
+                                symmetric: r.opt_u64()?,
                             });
                         }
                         Some((id, entries))

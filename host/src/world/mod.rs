@@ -16,6 +16,7 @@ mod inbox;
 mod message;
 mod receive;
 mod setup;
+mod symmetric;
 mod sync;
 mod transfer;
 pub(crate) mod wire;
@@ -49,6 +50,10 @@ pub(crate) struct World {
     pub routes: Mutex<Vec<Route>>,
     /// Addresses (here) of each direct peer's notification counters.
     pub peer_counters: Vec<u64>,
+    /// This process's NVSHMEM heap, and the symmetric addresses (here) of
+    /// every other process's counters in theirs (0: none).
+    symmetric: Option<crate::nvshmem::Symmetric>,
+    pub symmetric_counters: Vec<u64>,
     /// Data messages sent to / received from each process.
     sent: Vec<AtomicU64>,
     received: Vec<AtomicU64>,

@@ -4,6 +4,7 @@
 use super::inbox::Inbox;
 pub(crate) use super::inbox::InboxMemory;
 use super::message::{Message, Setup};
+use super::symmetric::{own_counters, peer_counters};
 use super::World;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
@@ -58,6 +59,7 @@ impl World {
         let setup = RUN_CHANNELS + 3 * (run % 10000);
         let (data, control) = (setup + 1, setup + 2);
         let peers = runtime.device.peers();
+        let symmetric = runtime.device.symmetric();
         let me = Setup {
             ranks,
             node: job.node(),
@@ -66,7 +68,12 @@ impl World {
                 Some(p) => p.pci_bus_id()?,
                 None => String::new(),
             },
-            counters: peers.and_then(|p| p.ipc_export(memory.counters).ok()),
+            counters: match symmetric {
+                // NVSHMEM's heap cannot be shared through CUDA IPC.
+                Some(_) => None,
+                None => peers.and_then(|p| p.ipc_export(memory.counters).ok()),
+            },
+            symmetric: own_counters(symmetric, memory.counters, ranks)?,
         };
         let all = all_gather(&*job.transport, setup, Message::Setup(me).encode())?;
         let mut setups = Vec::new();
@@ -99,6 +106,8 @@ impl World {
             firsts,
             routes: Mutex::new(vec![Route::Host; n]),
             peer_counters: vec![0; n],
+            symmetric,
+            symmetric_counters: peer_counters(job.process() as usize, symmetric, &setups)?,
             sent: (0..n).map(|_| AtomicU64::new(0)).collect(),
             received: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mirror: Mutex::new(vec![WindowEntry::default(); MAX_WINDOWS * ranks as usize]),
@@ -146,6 +155,11 @@ impl World {
         routes[me] = Route::Local;
         let runtime = self.runtime.clone();
         let allowed = peer_access_allowed()?;
+        if self.symmetric.is_some() {
+            tracing::debug!(target: "dcuda", "process {me}: NVSHMEM's heap cannot be mapped through CUDA IPC: window accesses to other processes take the NVSHMEM route, everything else the transport");
+            self.routes = Mutex::new(routes);
+            return Ok(self);
+        }
         if let Some(peers) = runtime.device.peers() {
             for (p, s) in setups.iter().enumerate() {
                 if p == me || !allowed || s.node != mine.node || s.pci.is_empty() {

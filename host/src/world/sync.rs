@@ -76,14 +76,22 @@ impl World {
             [id as usize * ranks..(id as usize + 1) * ranks]
             .copy_from_slice(&entries);
         let peers = self.runtime.device.peers();
+        let symmetric = self.symmetric;
         Ok(entries
             .into_iter()
-            .map(|entry| SharedEntry {
-                ipc: match peers {
-                    Some(p) if entry.live != 0 && entry.bytes > 0 => p.ipc_export(entry.base).ok(),
-                    _ => None,
-                },
-                entry,
+            .map(|entry| {
+                let used = entry.live != 0 && entry.bytes > 0;
+                SharedEntry {
+                    ipc: match peers {
+                        // NVSHMEM's heap cannot be shared through CUDA IPC.
+                        Some(p) if used && symmetric.is_none() => p.ipc_export(entry.base).ok(),
+                        _ => None,
+                    },
+                    symmetric: symmetric
+                        .filter(|_| used)
+                        .and_then(|s| s.offset_of(entry.base, entry.bytes)),
+                    entry,
+                }
             })
             .collect())
     }
@@ -205,6 +213,10 @@ impl World {
                 if let (Route::Direct, Some((handle, offset))) = (route, e.ipc) {
                     let what = format!("window {id}");
                     entry.base = self.map(p as u32, &handle, (offset, entry.bytes), &what)?;
+                }
+                if let (Route::Host, Some(at)) = (route, self.symmetric_address(p, id, &e)?) {
+                    entry.route = Route::Nvshmem as u8;
+                    entry.base = at;
                 }
                 row.push(entry);
             }

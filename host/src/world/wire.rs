@@ -25,6 +25,13 @@ impl Writer {
         w.0.extend_from_slice(v);
         w
     }
+    /// A flag, then the value if there is one.
+    pub fn opt_u64(self, v: Option<u64>) -> Self {
+        match v {
+            None => self.u8(0),
+            Some(v) => self.u8(1).u64(v),
+        }
+    }
 }
 
 /// Reads values from a message; running past its end is an error.
@@ -65,6 +72,17 @@ impl<'a> Reader<'a> {
         let n = self.u64()?;
         self.take(usize::try_from(n).unwrap_or(usize::MAX))
     }
+    /// What [`Writer::opt_u64`] wrote.
+    pub fn opt_u64(&mut self) -> Result<Option<u64>> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => Ok(Some(self.u64()?)),
+            other => Err(Error::Network {
+                call: "decode",
+                reason: format!("option flag {other} in a {} message", self.what),
+            }),
+        }
+    }
     /// Fails if anything is left: a message is read whole or rejected.
     pub fn finish(&self) -> Result<()> {
         if self.data.is_empty() {
@@ -93,12 +111,16 @@ mod tests {
             .u32(0xdead_beef)
             .u64(u64::MAX)
             .bytes(b"abc")
+            .opt_u64(None)
+            .opt_u64(Some(9))
             .0;
         let mut r = Reader::new(&msg, "test");
         assert_eq!(r.u8().unwrap(), 7);
         assert_eq!(r.u32().unwrap(), 0xdead_beef);
         assert_eq!(r.u64().unwrap(), u64::MAX);
         assert_eq!(r.bytes().unwrap(), b"abc");
+        assert_eq!(r.opt_u64().unwrap(), None);
+        assert_eq!(r.opt_u64().unwrap(), Some(9));
         assert!(r.u8().is_err());
         let mut short = Reader::new(&msg[..3], "test");
         short.u8().unwrap();

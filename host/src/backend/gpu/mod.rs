@@ -79,6 +79,29 @@ unsafe impl Send for GpuDevice {}
 unsafe impl Sync for GpuDevice {}
 
 impl GpuDevice {
+    /// Zeroes `bytes` of this GPU's memory at `addr` and waits. On the copy
+    /// stream: a plain cuMemsetD8 runs on the legacy stream, which the
+    /// (non-blocking) copy stream does not wait for, so an upload right
+    /// after could land first and be zeroed (seen on an H100 once another
+    /// process had used it).
+    pub(crate) fn zero(&self, addr: u64, bytes: usize) -> Result<()> {
+        self.ctx.bind()?;
+        let stream = self.copy_stream;
+        // SAFETY: device memory of this context that the caller owns.
+        unsafe {
+            check(
+                "cuMemsetD8Async",
+                sys::cuMemsetD8Async(addr, 0, bytes, stream),
+            )?;
+            check("cuStreamSynchronize", sys::cuStreamSynchronize(stream))
+        }
+    }
+
+    /// Makes this GPU's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.ctx.bind()
+    }
+
     /// Opens GPU `ordinal`: `NoDriver` or `NoDevice` when there is none.
     pub fn open(ordinal: usize) -> Result<Self> {
         // SAFETY: only tries to load the library.
@@ -150,24 +173,15 @@ impl Device for GpuDevice {
     fn alloc(&self, bytes: usize) -> Result<u64> {
         self.ctx.bind()?;
         // SAFETY: plain allocation, zeroed before use.
-        unsafe {
-            let addr = result::malloc_sync(bytes.max(1)).map_err(|e| Error::Alloc {
+        let addr = unsafe {
+            result::malloc_sync(bytes.max(1)).map_err(|e| Error::Alloc {
                 call: "cuMemAlloc",
                 bytes,
                 reason: Error::cuda("cuMemAlloc", e).to_string(),
-            })?;
-            // On the copy stream, and waited for: a plain cuMemsetD8 runs on
-            // the legacy stream, which the (non-blocking) copy stream does
-            // not wait for, so an upload right after could land first and
-            // be zeroed (seen on an H100 once another process had used it).
-            let stream = self.copy_stream;
-            check(
-                "cuMemsetD8Async",
-                sys::cuMemsetD8Async(addr, 0, bytes.max(1), stream),
-            )?;
-            check("cuStreamSynchronize", sys::cuStreamSynchronize(stream))?;
-            Ok(addr)
-        }
+            })?
+        };
+        self.zero(addr, bytes.max(1))?;
+        Ok(addr)
     }
 
     fn free(&self, addr: u64, _bytes: usize) {

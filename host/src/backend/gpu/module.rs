@@ -112,6 +112,10 @@ impl GpuModule {
 }
 
 impl LoadedModule for GpuModule {
+    fn raw_module(&self) -> Option<u64> {
+        Some(self.module as u64)
+    }
+
     fn max_blocks(&self, kernel: &str, threads: u32, shared_bytes: u32) -> Result<u32> {
         let f = self.function(kernel)?;
         // SAFETY: `f` is a loaded function.

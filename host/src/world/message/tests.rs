@@ -168,6 +168,15 @@ fn every_kind_round_trips() {
         traced: true,
         pci: "0000:1b:00.0".into(),
         counters: Some(([7; 64], 12)),
+        symmetric: None,
+    }));
+    round_trip(Message::Setup(Setup {
+        ranks: 2,
+        node: 0,
+        traced: false,
+        pci: String::new(),
+        counters: None,
+        symmetric: Some((1 << 30, 4096)),
     }));
     round_trip(Message::Sync {
         seq: 3,
@@ -180,10 +189,15 @@ fn every_kind_round_trips() {
         window: Some((
             5,
             vec![
-                SharedEntry { entry, ipc: None },
+                SharedEntry {
+                    entry,
+                    ipc: None,
+                    symmetric: Some(512),
+                },
                 SharedEntry {
                     entry,
                     ipc: Some(([1; 64], 8)),
+                    symmetric: None,
                 },
             ],
         )),
