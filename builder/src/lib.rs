@@ -201,12 +201,7 @@ impl PtxBuilder {
             Some(bc) => {
                 fs::create_dir_all(&target_dir)
                     .map_err(|e| Error::Io(format!("{}: {e}", target_dir.display())))?;
-                // Named by the source's length: another library gets
-                // another file.
-                let len = fs::metadata(&bc).map(|m| m.len()).unwrap_or(0);
-                let trimmed = target_dir.join(format!("nvshmem-device-{len}.bc"));
-                trim_nvshmem(&llvm_bin, &bc, &trimmed)?;
-                Some(trimmed)
+                Some(trim_nvshmem(&llvm_bin, &bc, &target_dir)?)
             }
             None => None,
         };

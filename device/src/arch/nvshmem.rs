@@ -22,6 +22,12 @@ mod linked {
         fn nvshmem_fence();
         fn nvshmem_quiet();
         fn nvshmem_uint32_atomic_add(dest: *mut u32, value: u32, pe: i32);
+        fn nvshmem_ptr(dest: *const u8, pe: i32) -> *mut u8;
+    }
+
+    pub fn ptr(dest: *const u8, pe: u32) -> *mut u8 {
+        // SAFETY: an address computation; nothing is accessed.
+        unsafe { nvshmem_ptr(dest, pe as i32) }
     }
 
     pub unsafe fn put_block(dst: *mut u8, src: *const u8, bytes: usize, pe: u32) {
@@ -45,6 +51,10 @@ mod linked {
 
 #[cfg(not(all(target_arch = "nvptx64", dcuda_nvshmem)))]
 mod linked {
+    pub fn ptr(_: *const u8, _: u32) -> *mut u8 {
+        super::super::trap()
+    }
+
     pub unsafe fn put_block(_: *mut u8, _: *const u8, _: usize, _: u32) {
         super::super::trap()
     }
@@ -60,6 +70,14 @@ mod linked {
     pub fn quiet() {
         super::super::trap()
     }
+}
+
+/// The address here of the symmetric address `dest` of processing element
+/// `pe` where this GPU can load and store it (NVLink, or the same GPU):
+/// `nvshmem_ptr`, null where NVSHMEM's calls must move the data.
+#[inline(always)]
+pub fn ptr(dest: *const u8, pe: u32) -> *mut u8 {
+    linked::ptr(dest, pe)
 }
 
 /// Copies `bytes` from `src` here to the symmetric address `dst` of

@@ -103,18 +103,21 @@ impl Runtime {
         };
         let size = core::mem::size_of::<T>();
         let route = route_of(&t);
+        let mut remote = (t.entry.base as *mut T).wrapping_add(offset);
         if route == Route::Nvshmem {
-            let remote = (t.entry.base as *mut T).wrapping_add(offset) as *mut u8;
-            let local_at = local.as_mut_ptr() as *mut u8;
-            // SAFETY: the window range was checked against the target's
-            // entry, and the local slice is valid by construction.
-            unsafe {
-                let get = direction == Direction::Get;
-                self.symmetric_access(block, &t, (remote, local_at), local.bytes(), get)
-            };
-            return Some(t);
-        }
-        if direct_scope(route).is_none() {
+            let (pe, mapped) = self.symmetric_place(&t, remote.cast());
+            if mapped.is_null() {
+                // SAFETY: the window range was checked against the target's
+                // entry, and the local slice is valid by construction.
+                unsafe {
+                    let get = direction == Direction::Get;
+                    let ends = (remote.cast(), local.as_mut_ptr().cast());
+                    self.symmetric_access(block, ends, (local.bytes(), pe), get)
+                };
+                return Some(t);
+            }
+            remote = mapped.cast();
+        } else if direct_scope(route).is_none() {
             let bytes = local.bytes();
             let mut transfer = Transfer {
                 target: t.place.world,
@@ -145,7 +148,6 @@ impl Runtime {
             }
             return None;
         }
-        let remote = (t.entry.base as *mut T).wrapping_add(offset);
         let (dst, src) = match direction {
             Direction::Put => (remote, local.as_ptr()),
             Direction::Get => (local.as_mut_ptr(), remote as *const T),
@@ -167,10 +169,7 @@ impl Runtime {
         offset: usize,
         src: DeviceSlice<T>,
     ) {
-        let t = self.transfer(block, Call::Put, &win, (target, offset), src, NO_TAG);
-        if t.is_some_and(|t| route_of(&t) == Route::Nvshmem) {
-            self.symmetric_complete(block);
-        }
+        self.transfer(block, Call::Put, &win, (target, offset), src, NO_TAG);
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the

@@ -4,11 +4,16 @@
 //!
 //! The target's window and notification counters live in its process's
 //! NVSHMEM symmetric heap; the host wrote their symmetric addresses (here)
-//! into the window table and the peer table. Every access is complete at
-//! its target when the call returns (`nvshmem_quiet`), so that whatever the
-//! rank hands the host afterwards (a `notify`, a barrier) comes after it,
-//! as on the other routes. Messages, collectives and typed transfers to
-//! those processes still go through the hosts.
+//! into the window table and the peer table. Where NVSHMEM maps the
+//! target's memory into this GPU (`nvshmem_ptr`: NVLink), the rank copies
+//! and signals through that mapping exactly as on the direct route, since
+//! NVSHMEM's own calls would do the same with a smaller copy loop;
+//! elsewhere (InfiniBand) NVSHMEM's calls move the data and the signal, and
+//! the access is complete at its target when the call returns
+//! (`nvshmem_quiet`), so that whatever the rank hands the host afterwards
+//! (a `notify`, a barrier) comes after it, as on the other routes.
+//! Messages, collectives and typed transfers to those processes still go
+//! through the hosts.
 //!
 //! Kept out of line: the other routes' inlined paths stay as they were.
 
@@ -16,13 +21,24 @@ use super::route::process_of;
 use super::window::Target;
 use super::Runtime;
 use crate::abi::counter_index;
-use crate::arch::nvshmem;
+use crate::arch::{self, nvshmem, Ordering, Scope};
 use crate::block::Block;
 
 impl Runtime {
+    /// The NVSHMEM processing element of an access's target, and the
+    /// address here of `remote` (a symmetric address of its process) when
+    /// NVSHMEM maps that memory into this GPU (`nvshmem_ptr`: NVLink);
+    /// null when NVSHMEM's calls must move the data.
+    #[inline(always)]
+    pub(super) fn symmetric_place(&self, t: &Target, remote: *mut u8) -> (u32, *mut u8) {
+        let pe = process_of(self.ctx(), t.place.world).pe;
+        (pe, mapped(remote, pe))
+    }
+
     /// Moves `bytes` between `local` here and the symmetric address
-    /// `remote` of the target's process with every thread (`get`: from
-    /// there), after every thread's earlier writes of the source.
+    /// `remote` of processing element `pe` with NVSHMEM's calls by every
+    /// thread (`get`: from there), after every thread's earlier writes of
+    /// the source; complete at the target on return.
     ///
     /// # Safety
     /// `remote` is the checked range of the target's window entry, `local`
@@ -31,37 +47,48 @@ impl Runtime {
     pub(super) unsafe fn symmetric_access(
         &self,
         block: &mut Block,
-        t: &Target,
         (remote, local): (*mut u8, *mut u8),
-        bytes: usize,
+        (bytes, pe): (usize, u32),
         get: bool,
     ) {
-        let pe = process_of(self.ctx(), t.place.world).pe;
         block.sync();
         access(remote, local, bytes, pe, get);
         block.sync();
+        if !get {
+            block.leader(|_| nvshmem::quiet());
+        }
     }
 
-    /// Completes the rank's NVSHMEM accesses at their targets (after the
-    /// block's barrier in [`symmetric_access`](Self::symmetric_access)).
-    #[inline(always)]
-    pub(super) fn symmetric_complete(&self, block: &mut Block) {
-        block.leader(|_| nvshmem::quiet());
-    }
-
-    /// Notification `tag` to the target of an access moved by
-    /// [`symmetric_access`](Self::symmetric_access): after its data, and
-    /// complete on return.
+    /// Notification `tag` to the target of an access on the NVSHMEM route,
+    /// after its data: a system-scoped release on the counter where NVSHMEM
+    /// maps it, as on the direct route, else NVSHMEM's fence and atomic
+    /// add, complete on return.
     #[inline(always)]
     pub(super) fn symmetric_signal(&self, block: &mut Block, t: &Target, tag: u32) {
         let peer = process_of(self.ctx(), t.place.world);
         let counter = (peer.symmetric_notifications as *mut u32)
             .wrapping_add(counter_index(t.place.dev, tag));
+        let here = mapped(counter.cast(), peer.pe) as *mut u32;
+        // Every thread's copy is done before the leader's release.
+        block.sync();
         block.leader(|_| {
-            // SAFETY: the target's counter, in its process's symmetric heap.
-            unsafe { signal(counter, peer.pe) }
+            // SAFETY: the target's counter, in its process's symmetric
+            // heap, or where NVSHMEM maps it here.
+            unsafe {
+                if here.is_null() {
+                    signal(counter, peer.pe)
+                } else {
+                    arch::add(here, 1, Ordering::Release, Scope::System)
+                }
+            }
         });
     }
+}
+
+/// `nvshmem_ptr`, out of line.
+#[inline(never)]
+fn mapped(remote: *mut u8, pe: u32) -> *mut u8 {
+    nvshmem::ptr(remote, pe)
 }
 
 /// The data movement, out of line.
