@@ -150,10 +150,8 @@ impl RuntimeBuilder {
                 },
             },
         };
-        if job.as_ref().is_some_and(|j| j.nvshmem) && device.symmetric().is_none() {
-            if device.info().backend != crate::Backend::Gpu {
-                tracing::warn!(target: "dcuda", "DCUDA_TRANSPORT=nvshmem needs a GPU: on the emulator window accesses between processes go through MPI");
-            }
+        if job.as_ref().is_some_and(|j| j.nvshmem) && device.info().backend != crate::Backend::Gpu {
+            tracing::warn!(target: "dcuda", "DCUDA_TRANSPORT=nvshmem needs a GPU: on the emulator window accesses between processes go through MPI");
         }
         let info = device.info();
         if !self.quiet {
