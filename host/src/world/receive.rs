@@ -5,7 +5,7 @@
 use super::inbox::{Letter, MappedPayload, Payload};
 use super::message::Message;
 use super::setup::peer_error;
-use super::transfer::pieces;
+use super::transfer::{pieces, staging};
 use super::World;
 use crate::error::Result;
 use dcuda_device::abi::{
@@ -47,6 +47,8 @@ impl World {
                     if let Err(e) = self.deliver(from, &msg) {
                         self.fail(self.me(), e.reason());
                     }
+                    // What was delivered has been copied out.
+                    crate::transport::buffers::give(msg);
                     if let Some(r) = self.received.get(from as usize) {
                         r.fetch_add(1, Ordering::Release);
                     }
@@ -214,7 +216,7 @@ impl World {
                     .checked_sub(self.firsts[from as usize])
                     .ok_or_else(|| peer_error("receive", format!("process {from} asked for a get on behalf of world rank {source}, not one of its ranks")))?;
                 for (done, piece, last) in pieces(bytes) {
-                    let mut data = vec![0u8; piece as usize];
+                    let mut data = staging(piece as usize);
                     self.runtime
                         .read_device(e.base + offset + done, &mut data)?;
                     let reply = Message::GetReply {
