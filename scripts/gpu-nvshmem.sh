@@ -6,8 +6,10 @@
 #   2. every check of world_checks with DCUDA_TRANSPORT=nvshmem (window
 #      accesses through NVSHMEM, everything else through MPI);
 #   3. bench_world on the same binary: the direct route (one node), the
-#      MPI route (two nodes) and the NVSHMEM route (two nodes), with raw
-#      NVSHMEM (bench/baselines/nvshmem_peer.cu) in the same job.
+#      MPI route (two nodes) and the NVSHMEM route (two nodes), through
+#      NVSHMEM's mapping and with NVSHMEM's calls (DCUDA_NVSHMEM_CALLS=1:
+#      the path to peers across InfiniBand), with raw NVSHMEM
+#      (bench/baselines/nvshmem_peer.cu) in the same job.
 # Results in $OUT/nvshmem.tar.xz and $OUT/nvshmem.log.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -40,6 +42,7 @@ nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) baselin
 builder=$!
 
 run "world_checks nvshmem (two nodes)" mpi -x DCUDA_TRANSPORT=nvshmem -x DCUDA_NODE=process -x DCUDA_LOG=debug ./world_checks nvshmem
+run "world_checks nvshmem, NVSHMEM's calls (two nodes)" mpi -x DCUDA_TRANSPORT=nvshmem -x DCUDA_NODE=process -x DCUDA_NVSHMEM_CALLS=1 ./world_checks nvshmem
 run "world_checks, all, DCUDA_TRANSPORT=nvshmem (two nodes)" mpi -x DCUDA_TRANSPORT=nvshmem -x DCUDA_NODE=process ./world_checks
 run "world_checks, all, MPI (two nodes)" mpi -x DCUDA_NODE=process ./world_checks
 
@@ -50,6 +53,7 @@ base=()
 QUICK=${QUICK:---quick}
 run "bench_world (direct)" mpi ./bench_world $QUICK --out "$res/direct" "${base[@]}"
 run "bench_world (NVSHMEM, two nodes)" mpi -x DCUDA_TRANSPORT=nvshmem -x DCUDA_NODE=process ./bench_world $QUICK --out "$res/nvshmem" "${base[@]}"
+run "bench_world (NVSHMEM's calls, two nodes)" mpi -x DCUDA_TRANSPORT=nvshmem -x DCUDA_NODE=process -x DCUDA_NVSHMEM_CALLS=1 ./bench_world $QUICK --out "$res/nvshmem-calls" "${base[@]}"
 run "bench_world (MPI, two nodes)" mpi -x DCUDA_NODE=process ./bench_world $QUICK --out "$res/nodes"
 
 echo "elapsed ${SECONDS}s" | tee -a "$log"

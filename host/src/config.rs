@@ -76,6 +76,13 @@ pub const NVSHMEM_LIB: Variable = Variable {
     default: "the loader's search path, then nvidia/nvshmem/lib of the Python package folders",
     meaning: "NVSHMEM's host library, for DCUDA_TRANSPORT=nvshmem (the version of the bitcode the kernels were built with)",
 };
+/// `DCUDA_NVSHMEM_CALLS`.
+pub const NVSHMEM_CALLS: Variable = Variable {
+    name: "DCUDA_NVSHMEM_CALLS",
+    accepts: "1, on, yes, true; or 0, off, no, false",
+    default: "0",
+    meaning: "1 makes ranks move window accesses on the NVSHMEM route with NVSHMEM's calls (put, fence, atomic add, quiet) even where NVSHMEM maps the peer's memory (NVLink): the path to peers across InfiniBand, for tests and comparison",
+};
 /// `DCUDA_NVSHMEM_HEAP_MIB`.
 pub const NVSHMEM_HEAP_MIB: Variable = Variable {
     name: "DCUDA_NVSHMEM_HEAP_MIB",
@@ -146,6 +153,7 @@ pub const VARIABLES: &[Variable] = &[
     TRANSPORT,
     NVSHMEM_LIB,
     NVSHMEM_HEAP_MIB,
+    NVSHMEM_CALLS,
     PEER_ACCESS,
     NODE,
     WORLD_BARRIER,

@@ -16,7 +16,8 @@
 //! over NVLink) where possible; `DCUDA_PEER_ACCESS=0` forces the network
 //! manager, as two nodes do (`DCUDA_NODE=process`, route `nodes`; with
 //! `DCUDA_TRANSPORT=nvshmem`, route `nvshmem`: the ranks' puts go through
-//! NVSHMEM, with kernels built with `DCUDA_NVSHMEM_BC`). Process 0 prints the table and the fitted latency models
+//! NVSHMEM, with kernels built with `DCUDA_NVSHMEM_BC`; `nvshmem-calls`
+//! with `DCUDA_NVSHMEM_CALLS=1`). Process 0 prints the table and the fitted latency models
 //! (alpha, beta per route), and writes `DIR/world-<route>.csv` with its
 //! plots `world-<route>-latency.svg` and `world-<route>-bandwidth.svg`.
 
@@ -353,7 +354,12 @@ fn main() -> Result<()> {
     // manager moves every byte between the processes.
     let forced = std::env::var("DCUDA_PEER_ACCESS").is_ok_and(|v| v.trim() == "0");
     let route = match (w.suite.rt.backend(), forced, job.nodes() > 1) {
-        (dcuda::Backend::Gpu, _, true) if w.suite.rt.uses_nvshmem() => "nvshmem",
+        (dcuda::Backend::Gpu, _, true) if w.suite.rt.uses_nvshmem() => {
+            match std::env::var("DCUDA_NVSHMEM_CALLS").as_deref() {
+                Ok("1") => "nvshmem-calls",
+                _ => "nvshmem",
+            }
+        }
         (dcuda::Backend::Gpu, _, true) => "nodes",
         (dcuda::Backend::Gpu, true, false) => "network",
         (dcuda::Backend::Gpu, false, false) => "auto",

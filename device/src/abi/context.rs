@@ -472,7 +472,8 @@ pub struct Peer {
     /// Its index among the processes of its node.
     pub node_index: u32,
     /// Its NVSHMEM processing element (meaningful where its window entries
-    /// have the NVSHMEM route).
+    /// have the NVSHMEM route), with [`PE_CALLS`] set where the rank must
+    /// call NVSHMEM even if NVSHMEM maps that process's memory here.
     pub pe: u32,
     /// Its `[ranks][TAGS]` notification counters, mapped here (direct
     /// route; 0 otherwise).
@@ -481,6 +482,12 @@ pub struct Peer {
     /// heap, which NVSHMEM translates to that process's (0 without NVSHMEM).
     pub symmetric_notifications: u64,
 }
+
+/// In [`Peer::pe`]: move the data with NVSHMEM's calls, not through the
+/// mapping `nvshmem_ptr` gives (`DCUDA_NVSHMEM_CALLS=1`: the path to peers
+/// across InfiniBand, run where NVLink joins them, for tests and
+/// comparison).
+pub const PE_CALLS: u32 = 1 << 31;
 
 impl Peer {
     /// Its device rank `dev`'s mailbox word of `step` and `parity` of

@@ -21,7 +21,7 @@ pub mod trace;
 pub use command::{Command, DecodeError, LogArg, Op, Request, Transfer, INLINE};
 pub use context::{
     counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
-    Peer, RankContext, Route, SplitEntry, TABLE_SPAN,
+    Peer, RankContext, Route, SplitEntry, PE_CALLS, TABLE_SPAN,
 };
 pub use peer_log::{peer_span, PeerLogs, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX};
 pub use records::{

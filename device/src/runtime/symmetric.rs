@@ -20,7 +20,7 @@
 use super::route::process_of;
 use super::window::Target;
 use super::Runtime;
-use crate::abi::counter_index;
+use crate::abi::{counter_index, PE_CALLS};
 use crate::arch::{self, nvshmem, Ordering, Scope};
 use crate::block::Block;
 
@@ -32,7 +32,7 @@ impl Runtime {
     #[inline(always)]
     pub(super) fn symmetric_place(&self, t: &Target, remote: *mut u8) -> (u32, *mut u8) {
         let pe = process_of(self.ctx(), t.place.world).pe;
-        (pe, mapped(remote, pe))
+        (pe & !PE_CALLS, mapped(remote, pe))
     }
 
     /// Moves `bytes` between `local` here and the symmetric address
@@ -69,6 +69,7 @@ impl Runtime {
         let counter = (peer.symmetric_notifications as *mut u32)
             .wrapping_add(counter_index(t.place.dev, tag));
         let here = mapped(counter.cast(), peer.pe) as *mut u32;
+        let pe = peer.pe & !PE_CALLS;
         // Every thread's copy is done before the leader's release.
         block.sync();
         block.leader(|_| {
@@ -76,7 +77,7 @@ impl Runtime {
             // heap, or where NVSHMEM maps it here.
             unsafe {
                 if here.is_null() {
-                    signal(counter, peer.pe)
+                    signal(counter, pe)
                 } else {
                     arch::add(here, 1, Ordering::Release, Scope::System)
                 }
@@ -85,9 +86,13 @@ impl Runtime {
     }
 }
 
-/// `nvshmem_ptr`, out of line.
+/// `nvshmem_ptr`, out of line; null where the host asked for NVSHMEM's
+/// calls ([`PE_CALLS`]).
 #[inline(never)]
 fn mapped(remote: *mut u8, pe: u32) -> *mut u8 {
+    if pe & PE_CALLS != 0 {
+        return core::ptr::null_mut();
+    }
     nvshmem::ptr(remote, pe)
 }
 

@@ -174,7 +174,7 @@ impl RunState {
                         route: route as u32,
                         node: w.job.nodes[p],
                         node_index: node_index(p),
-                        pe: p as u32,
+                        pe: p as u32 | w.nvshmem_calls,
                         symmetric_notifications: w.symmetric_counters[p],
                         notifications: match route {
                             Route::Local => local.addr(),

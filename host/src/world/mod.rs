@@ -54,6 +54,8 @@ pub(crate) struct World {
     /// every other process's counters in theirs (0: none).
     symmetric: Option<crate::nvshmem::Symmetric>,
     pub symmetric_counters: Vec<u64>,
+    /// [`PE_CALLS`](dcuda_device::abi::PE_CALLS) where `DCUDA_NVSHMEM_CALLS=1`.
+    pub nvshmem_calls: u32,
     /// Data messages sent to / received from each process.
     sent: Vec<AtomicU64>,
     received: Vec<AtomicU64>,

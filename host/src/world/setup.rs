@@ -4,7 +4,7 @@
 use super::inbox::Inbox;
 pub(crate) use super::inbox::InboxMemory;
 use super::message::{Message, Setup};
-use super::symmetric::{own_counters, peer_counters};
+use super::symmetric::{nvshmem_calls, own_counters, peer_counters};
 use super::World;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
@@ -108,6 +108,7 @@ impl World {
             peer_counters: vec![0; n],
             symmetric,
             symmetric_counters: peer_counters(job.process() as usize, symmetric, &setups)?,
+            nvshmem_calls: nvshmem_calls(symmetric)?,
             sent: (0..n).map(|_| AtomicU64::new(0)).collect(),
             received: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mirror: Mutex::new(vec![WindowEntry::default(); MAX_WINDOWS * ranks as usize]),

@@ -9,7 +9,7 @@ use super::setup::peer_error;
 use super::World;
 use crate::error::Result;
 use crate::nvshmem::Symmetric;
-use dcuda_device::abi::TAGS;
+use dcuda_device::abi::{PE_CALLS, TAGS};
 
 /// The address here of every process's notification counters in its
 /// symmetric heap (0 for this process and without NVSHMEM). Every process
@@ -38,6 +38,13 @@ pub(super) fn peer_counters(
         })?;
     }
     Ok(at)
+}
+
+/// [`PE_CALLS`] where NVSHMEM runs and `DCUDA_NVSHMEM_CALLS=1` asks for
+/// NVSHMEM's calls even to peers it maps.
+pub(super) fn nvshmem_calls(mine: Option<Symmetric>) -> Result<u32> {
+    let asked = crate::config::NVSHMEM_CALLS.switch()?.unwrap_or(false);
+    Ok(if asked && mine.is_some() { PE_CALLS } else { 0 })
 }
 
 /// The part of this process's heap that a setup names for its counters:
