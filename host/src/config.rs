@@ -98,6 +98,13 @@ pub const PEER_ACCESS: Variable = Variable {
     meaning:
         "0 sends traffic between GPUs of a node through the transport instead of the direct route",
 };
+/// `DCUDA_PEER_CONTEXTS`.
+pub const PEER_CONTEXTS: Variable = Variable {
+    name: "DCUDA_PEER_CONTEXTS",
+    accepts: "1, on, yes, true; or 0, off, no, false",
+    default: "1",
+    meaning: "1 lets the root of a transfer plan open a context on another process's GPU of its node, where it can see it, and copy into that GPU's memory through it (that GPU's copy engine and link); 0 copies through the root's own GPU",
+};
 /// `DCUDA_NODE`.
 pub const NODE: Variable = Variable {
     name: "DCUDA_NODE",
@@ -155,6 +162,7 @@ pub const VARIABLES: &[Variable] = &[
     NVSHMEM_HEAP_MIB,
     NVSHMEM_CALLS,
     PEER_ACCESS,
+    PEER_CONTEXTS,
     NODE,
     WORLD_BARRIER,
     LOG,

@@ -186,6 +186,12 @@ pub(crate) trait PeerAccess {
     fn ipc_open(&self, handle: &[u8; 64]) -> Result<(u64, u64)>;
     /// Unmaps what [`ipc_open`](Self::ipc_open) mapped.
     fn ipc_close(&self, addr: u64);
+    /// The GPU at `pci_bus_id` opened in this process (its primary
+    /// context), where this process sees it and it is not this device:
+    /// copies into its memory through it take its own copy engine and link.
+    fn owner(&self, _pci_bus_id: &str) -> Result<Option<std::sync::Arc<dyn Device>>> {
+        Ok(None)
+    }
 }
 
 /// The backend a [`Runtime`](crate::Runtime) runs on.

@@ -14,8 +14,10 @@
 use super::parts::Parts;
 use super::wire::{self, CallId, SETUP_CHANNEL};
 use super::Placement;
+use crate::backend::Device;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
+use std::sync::Arc;
 use crate::transport::{all_gather, Transport};
 use dcuda_device::DeviceCopy;
 
@@ -65,6 +67,8 @@ pub(super) struct Offer {
     handle: [u8; 64],
     offset: u64,
     elements: usize,
+    /// The PCI bus id of the GPU holding it.
+    pci: String,
 }
 
 const NONE: u8 = 0;
@@ -80,15 +84,16 @@ pub(super) fn offer<T: DeviceCopy>(
 ) -> Result<bool> {
     let (base, rt) = parts.base();
     let exported = match rt.device.peers() {
-        Some(p) if parts.on_device() => Some(p.ipc_export(base)?),
+        Some(p) if parts.on_device() => Some((p.ipc_export(base)?, p.pci_bus_id()?)),
         _ => None,
     };
     let mut msg = vec![NONE];
-    if let Some((handle, offset)) = exported {
+    if let Some(((handle, offset), pci)) = &exported {
         msg[0] = OFFERED;
-        msg.extend_from_slice(&handle);
+        msg.extend_from_slice(handle);
         msg.extend_from_slice(&offset.to_le_bytes());
         msg.extend_from_slice(&(parts.elements() as u64).to_le_bytes());
+        msg.extend_from_slice(pci.as_bytes());
     }
     wire::send(at.transport()?, root, id, &msg)?;
     Ok(exported.is_some())
@@ -100,10 +105,11 @@ pub(super) fn take(at: &Placement, from: u32, id: CallId) -> Result<Option<Offer
     let d = got.data();
     let word = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().unwrap_or_default());
     match d.first() {
-        Some(&OFFERED) if d.len() == 1 + 64 + 16 => Ok(Some(Offer {
+        Some(&OFFERED) if d.len() >= 1 + 64 + 16 => Ok(Some(Offer {
             handle: d[1..65].try_into().unwrap_or([0; 64]),
             offset: word(65),
             elements: word(73) as usize,
+            pci: String::from_utf8_lossy(&d[81..]).into_owned(),
         })),
         Some(&NONE) => Ok(None),
         _ => Err(Error::InvalidArgument {
@@ -128,10 +134,13 @@ pub(super) fn answered(at: &Placement, root: u32, id: CallId) -> Result<bool> {
     Ok(got.data() == [1])
 }
 
-/// Another process's buffer mapped into the root's GPU for one call;
-/// unmapped when dropped.
-pub(super) struct Mapping<'a> {
-    rt: &'a Runtime,
+/// Another process's buffer mapped for one call; unmapped when dropped.
+/// Mapped in a context on the GPU that holds it where this process can
+/// open one (`DCUDA_PEER_CONTEXTS`, on by default), so that the copies take
+/// that GPU's copy engine and link, as a program holding a context on
+/// each GPU does; else into the root's GPU.
+pub(super) struct Mapping {
+    dev: Arc<dyn Device>,
     base: u64,
     addr: u64,
     elements: usize,
@@ -140,18 +149,28 @@ pub(super) struct Mapping<'a> {
     room: u64,
 }
 
-impl<'a> Mapping<'a> {
-    /// Maps `offer` of process `process` on `rt`'s GPU.
-    pub(super) fn open(rt: &'a Runtime, offer: &Offer, process: u32) -> Result<Mapping<'a>> {
-        let peers = rt.device.peers().ok_or_else(|| Error::InvalidArgument {
+impl Mapping {
+    /// Maps `offer` of process `process`, from `rt`'s process.
+    pub(super) fn open(rt: &Runtime, offer: &Offer, process: u32) -> Result<Mapping> {
+        let cannot = || Error::InvalidArgument {
             call: "transfer plan",
             reason: format!(
                 "process {process} offered its GPU buffer, but this backend cannot map it"
             ),
-        })?;
-        let (base, len) = peers.ipc_open(&offer.handle)?;
+        };
+        let peers = rt.device.peers().ok_or_else(cannot)?;
+        let owner = if crate::config::PEER_CONTEXTS.switch()?.unwrap_or(true) {
+            peers.owner(&offer.pci).unwrap_or_else(|e| {
+                tracing::warn!(target: "dcuda", "a context on process {process}'s GPU {} could not be opened ({e}); its copies go through this process's GPU", offer.pci);
+                None
+            })
+        } else {
+            None
+        };
+        let dev = owner.unwrap_or_else(|| rt.device.clone());
+        let (base, len) = dev.peers().ok_or_else(cannot)?.ipc_open(&offer.handle)?;
         Ok(Mapping {
-            rt,
+            dev,
             base,
             addr: base + offer.offset,
             elements: offer.elements,
@@ -192,20 +211,20 @@ impl<'a> Mapping<'a> {
     /// Writes `bytes` at element `at` of the other process's buffer.
     pub(super) fn write<T>(&self, at: usize, bytes: &[u8]) -> Result<()> {
         let addr = self.at::<T>(at, bytes.len() / std::mem::size_of::<T>().max(1))?;
-        self.rt.device.write(addr, bytes)
+        self.dev.write(addr, bytes)
     }
 
     /// Reads `bytes.len()` bytes from element `at` of the other process's
     /// buffer.
     pub(super) fn read<T>(&self, at: usize, bytes: &mut [u8]) -> Result<()> {
         let addr = self.at::<T>(at, bytes.len() / std::mem::size_of::<T>().max(1))?;
-        self.rt.device.read(addr, bytes)
+        self.dev.read(addr, bytes)
     }
 }
 
-impl Drop for Mapping<'_> {
+impl Drop for Mapping {
     fn drop(&mut self) {
-        if let Some(p) = self.rt.device.peers() {
+        if let Some(p) = self.dev.peers() {
             p.ipc_close(self.base);
         }
     }

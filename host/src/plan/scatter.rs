@@ -154,36 +154,44 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     }
 
     /// The root's side of a scatter: its own ranks' shares written (one
-    /// run straight from the array, several packed first), the others'
-    /// sent in pieces packed straight into their messages.
+    /// run straight from the array, several packed first) while another
+    /// thread copies the peers' (each through a context on its GPU where it
+    /// can: the GPUs' links work at once), then the others' sent in pieces
+    /// packed straight into their messages.
     fn send_shares(&self, host: &[T], parts: &dyn Parts<T>, id: CallId) -> Result<()> {
         let (me, piece) = (self.at.process(), piece_elems::<T>());
         let rt = parts.base().1;
-        let moved = self.peer_copies(rt, id, |m, i, r| {
+        let share = |r: u32| -> Vec<u8> {
             let runs = self.split.runs(self.n, self.at.ranks(), r);
-            if let [(s, l)] = runs[..] {
-                m.write::<T>(self.part.start(i), as_bytes(&host[s..s + l]))
-            } else {
-                let count: usize = runs.iter().map(|run| run.1).sum();
-                let mut bytes = vec![0u8; count * size_of::<T>()];
-                collect_bytes(&runs, 0, host, &mut bytes);
-                m.write::<T>(self.part.start(i), &bytes)
-            }
-        })?;
-        for q in 0..self.at.processes() {
-            for (i, r) in self.at.ranks_of(q).enumerate() {
+            let count: usize = runs.iter().map(|run| run.1).sum();
+            let mut bytes = vec![0u8; count * size_of::<T>()];
+            collect_bytes(&runs, 0, host, &mut bytes);
+            bytes
+        };
+        let single = |r: u32| match self.split.runs(self.n, self.at.ranks(), r)[..] {
+            [(s, l)] => Some(as_bytes(&host[s..s + l])),
+            _ => None,
+        };
+        let (moved, own) = std::thread::scope(|scope| {
+            let peers = scope.spawn(|| {
+                self.peer_copies(rt, id, |m, i, r| match single(r) {
+                    Some(bytes) => m.write::<T>(self.part.start(i), bytes),
+                    None => m.write::<T>(self.part.start(i), &share(r)),
+                })
+            });
+            let own = (self.at.ranks_of(me).enumerate()).try_for_each(|(i, r)| match single(r) {
+                Some(bytes) => write(parts, self.part.start(i), bytes),
+                None => write(parts, self.part.start(i), &share(r)),
+            });
+            let moved = peers.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (moved, own)
+        });
+        own?;
+        let moved = moved?;
+        for q in (0..self.at.processes()).filter(|&q| q != me) {
+            for r in self.at.ranks_of(q) {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
                 let count: usize = runs.iter().map(|run| run.1).sum();
-                if q == me {
-                    if let [(s, l)] = runs[..] {
-                        write(parts, self.part.start(i), as_bytes(&host[s..s + l]))?;
-                    } else {
-                        let mut bytes = vec![0u8; count * size_of::<T>()];
-                        collect_bytes(&runs, 0, host, &mut bytes);
-                        write(parts, self.part.start(i), &bytes)?;
-                    }
-                    continue;
-                }
                 if moved.contains(&q) {
                     continue;
                 }

@@ -1,9 +1,10 @@
 //! CUDA IPC between the processes of a node: what the direct route maps.
 
 use super::{check, GpuDevice};
-use crate::backend::PeerAccess;
-use crate::error::Result;
-use cudarc::driver::sys;
+use crate::backend::{Device, PeerAccess};
+use crate::error::{Error, Result};
+use cudarc::driver::{result, sys};
+use std::sync::Arc;
 use std::mem::MaybeUninit;
 
 impl PeerAccess for GpuDevice {
@@ -88,6 +89,34 @@ impl PeerAccess for GpuDevice {
             }
         }
         Ok((addr, (base + size as u64).saturating_sub(addr)))
+    }
+
+    fn owner(&self, pci_bus_id: &str) -> Result<Option<Arc<dyn Device>>> {
+        let id = std::ffi::CString::new(pci_bus_id).unwrap_or_default();
+        let mut dev = MaybeUninit::uninit();
+        // SAFETY: a plain query; a GPU this process does not see is an error.
+        if unsafe { sys::cuDeviceGetByPCIBusId(dev.as_mut_ptr(), id.as_ptr()) }
+            != sys::CUresult::CUDA_SUCCESS
+        {
+            return Ok(None);
+        }
+        // SAFETY: written by the successful call.
+        let dev = unsafe { dev.assume_init() };
+        if dev == self.ctx.device {
+            return Ok(None);
+        }
+        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = owners.get(pci_bus_id) {
+            return Ok(Some(d.clone()));
+        }
+        let count = result::device::get_count().map_err(|e| Error::cuda("cuDeviceGetCount", e))?;
+        let Some(ordinal) = (0..count).find(|&i| result::device::get(i).is_ok_and(|d| d == dev)) else {
+            return Ok(None);
+        };
+        let opened: Arc<dyn Device> = Arc::new(GpuDevice::open(ordinal as usize)?);
+        owners.insert(pci_bus_id.to_string(), opened.clone());
+        self.ctx.bind()?;
+        Ok(Some(opened))
     }
 
     fn ipc_close(&self, addr: u64) {

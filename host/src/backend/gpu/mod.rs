@@ -72,6 +72,9 @@ pub(crate) struct GpuDevice {
     compute_capability: u32,
     /// A non-blocking stream for host-to-device copies while a kernel runs.
     copy_stream: sys::CUstream,
+    /// Other GPUs of this process's node opened here by PCI bus id, for
+    /// copies through their own context (`PeerAccess::owner`).
+    owners: std::sync::Mutex<std::collections::HashMap<String, Arc<dyn Device>>>,
 }
 
 // SAFETY: as for GpuContext; the stream is only used with the context bound.
@@ -144,6 +147,7 @@ impl GpuDevice {
             compute_capability: attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? * 10
                 + attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             copy_stream,
+            owners: Default::default(),
         })
     }
 
