@@ -6,6 +6,7 @@ use super::scatter::piece_elems;
 use super::wire::{self, CallId};
 use super::{Placement, Route};
 use crate::error::{Error, Result};
+use crate::runtime::Runtime;
 use dcuda_device::DeviceCopy;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -109,7 +110,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
     /// The root's peer copies when every other process is a peer: takes
     /// every offer, writes `host` into each offered buffer, and answers
     /// all. Whether it did (if not, the chain runs, with a warning).
-    fn peer_copies(&self, host: &[T], parts: &dyn Parts<T>, id: CallId) -> Result<bool> {
+    fn peer_copies(&self, host: &[T], rt: &Runtime, id: CallId) -> Result<bool> {
         let chain = self.chain();
         let mut offers = Vec::new();
         for &q in &chain[1..] {
@@ -118,7 +119,6 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         // A process whose buffer is mapped host memory offers none: then
         // the chain serves everyone, as documented.
         let copied = if offers.iter().all(|(_, o)| o.is_some()) {
-            let rt = parts.base().1;
             let copied = offers.iter().try_for_each(|(q, offer)| match offer {
                 Some(o) => Mapping::open(rt, o, *q)
                     .and_then(|m| m.write::<T>(self.part.start(0), as_bytes(host))),
@@ -167,15 +167,29 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
                     })
                 }
             };
-            let moved = self.all_peers() && self.peer_copies(host, parts, id)?;
+            // The peers' copies (through contexts on their GPUs where it
+            // can) beside the root's own: the GPUs' links work at once.
+            let rt = parts.base().1.clone();
+            let (moved, own) = std::thread::scope(|scope| {
+                let peers = scope.spawn(|| -> Result<bool> {
+                    Ok(self.all_peers() && self.peer_copies(host, &rt, id)?)
+                });
+                let own = match local {
+                    0 => Ok(()),
+                    _ => write(&*parts, self.part.start(0), as_bytes(host)),
+                };
+                let moved = peers
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (moved, own)
+            });
+            own?;
+            let moved = moved?;
             if let Some(&next) = self.chain().get(1).filter(|_| !moved) {
                 for k in (0..self.n).step_by(piece_elems::<T>()) {
                     let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];
                     wire::send(self.at.transport()?, next, id, as_bytes(piece))?;
                 }
-            }
-            if local > 0 {
-                write(parts, self.part.start(0), as_bytes(host))?;
             }
         } else if local > 0
             && !(self.all_peers()

@@ -17,9 +17,9 @@ use super::Placement;
 use crate::backend::Device;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
-use std::sync::Arc;
 use crate::transport::{all_gather, Transport};
 use dcuda_device::DeviceCopy;
+use std::sync::Arc;
 
 /// For every pair of processes, whether they copy between each other's
 /// GPUs directly. Collective over the job.

@@ -183,7 +183,9 @@ impl<T: DeviceCopy> ScatterPlan<T> {
                 Some(bytes) => write(parts, self.part.start(i), bytes),
                 None => write(parts, self.part.start(i), &share(r)),
             });
-            let moved = peers.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let moved = peers
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
             (moved, own)
         });
         own?;

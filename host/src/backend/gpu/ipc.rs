@@ -4,8 +4,8 @@ use super::{check, GpuDevice};
 use crate::backend::{Device, PeerAccess};
 use crate::error::{Error, Result};
 use cudarc::driver::{result, sys};
-use std::sync::Arc;
 use std::mem::MaybeUninit;
+use std::sync::Arc;
 
 impl PeerAccess for GpuDevice {
     fn pci_bus_id(&self) -> Result<String> {
@@ -110,7 +110,8 @@ impl PeerAccess for GpuDevice {
             return Ok(Some(d.clone()));
         }
         let count = result::device::get_count().map_err(|e| Error::cuda("cuDeviceGetCount", e))?;
-        let Some(ordinal) = (0..count).find(|&i| result::device::get(i).is_ok_and(|d| d == dev)) else {
+        let Some(ordinal) = (0..count).find(|&i| result::device::get(i).is_ok_and(|d| d == dev))
+        else {
             return Ok(None);
         };
         let opened: Arc<dyn Device> = Arc::new(GpuDevice::open(ordinal as usize)?);
