@@ -236,36 +236,55 @@ impl<T: DeviceCopy> ScatterPlan<T> {
     }
 
     /// The root's side of a gather: its own ranks' shares read (one run
-    /// straight into the array), the others' taken as they arrive.
+    /// straight into the array) while another thread reads the peers'
+    /// (each through a context on its GPU where it can), then the others'
+    /// taken as they arrive.
     fn take_shares(&self, parts: &dyn Parts<T>, host: &mut [T], id: CallId) -> Result<()> {
         let me = self.at.process();
         let rt = parts.base().1;
-        let moved = self.peer_copies(rt, id, |m, i, r| {
+        let shares = Disjoint(host.as_mut_ptr(), host.len());
+        // Rank `r`'s share read by `read` into its runs of the array.
+        let take = |r: u32, read: &dyn Fn(&mut [u8]) -> Result<()>| -> Result<()> {
             let runs = self.split.runs(self.n, self.at.ranks(), r);
-            if let [(s, l)] = runs[..] {
-                m.read::<T>(self.part.start(i), as_bytes_mut(&mut host[s..s + l]))
-            } else {
+            // SAFETY: each rank's runs are served by one thread, and the
+            // runs of different ranks are disjoint (a split refuses
+            // overlapping ranges).
+            unsafe {
+                if let [(s, l)] = runs[..] {
+                    return read(as_bytes_mut(shares.run(s, l)));
+                }
                 let count: usize = runs.iter().map(|run| run.1).sum();
                 let mut bytes = vec![0u8; count * size_of::<T>()];
-                m.read::<T>(self.part.start(i), &mut bytes)?;
-                spread_bytes(&runs, 0, &bytes, host);
-                Ok(())
+                read(&mut bytes)?;
+                let mut at = 0;
+                for &(s, l) in &runs {
+                    let size = size_of::<T>();
+                    as_bytes_mut(shares.run(s, l))
+                        .copy_from_slice(&bytes[at * size..(at + l) * size]);
+                    at += l;
+                }
             }
-        })?;
-        for q in 0..self.at.processes() {
-            for (i, r) in self.at.ranks_of(q).enumerate() {
+            Ok(())
+        };
+        let (moved, own) = std::thread::scope(|scope| {
+            let peers = scope.spawn(|| {
+                self.peer_copies(rt, id, |m, i, r| {
+                    take(r, &|b| m.read::<T>(self.part.start(i), b))
+                })
+            });
+            let own = (self.at.ranks_of(me).enumerate())
+                .try_for_each(|(i, r)| take(r, &|b| read(parts, self.part.start(i), b)));
+            let moved = peers
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (moved, own)
+        });
+        own?;
+        let moved = moved?;
+        for q in (0..self.at.processes()).filter(|&q| q != me) {
+            for r in self.at.ranks_of(q) {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
                 let count: usize = runs.iter().map(|run| run.1).sum();
-                if q == me {
-                    if let [(s, l)] = runs[..] {
-                        read(parts, self.part.start(i), as_bytes_mut(&mut host[s..s + l]))?;
-                    } else {
-                        let mut bytes = vec![0u8; count * size_of::<T>()];
-                        read(parts, self.part.start(i), &mut bytes)?;
-                        spread_bytes(&runs, 0, &bytes, host);
-                    }
-                    continue;
-                }
                 if moved.contains(&q) {
                     continue;
                 }
@@ -321,6 +340,30 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             }
         }
         Ok(moved)
+    }
+}
+
+/// A gather's host array, written by two threads at once: the root's own
+/// ranks' runs and its peers' ranks' runs, which are disjoint.
+struct Disjoint<T>(*mut T, usize);
+
+// SAFETY: the threads write disjoint runs of an array that outlives them.
+unsafe impl<T: Send> Send for Disjoint<T> {}
+unsafe impl<T: Send> Sync for Disjoint<T> {}
+
+impl<T> Disjoint<T> {
+    /// Elements `s..s + l` of the array.
+    ///
+    /// # Safety
+    /// No other thread uses them meanwhile.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn run(&self, s: usize, l: usize) -> &mut [T] {
+        assert!(
+            s.checked_add(l).is_some_and(|end| end <= self.1),
+            "run {s}+{l} past {}",
+            self.1
+        );
+        std::slice::from_raw_parts_mut(self.0.add(s), l)
     }
 }
 
