@@ -177,8 +177,9 @@ pub(crate) fn leave(transport: &dyn Transport) -> bool {
             ))
         }
         Some(f) => {
-            // Peers waiting on this process print why before the job ends.
-            std::thread::sleep(Duration::from_millis(500));
+            // Peers waiting on this process print why before the job ends
+            // (500 ms was too short on a loaded two-core machine).
+            std::thread::sleep(Duration::from_millis(2000));
             transport.abort(&format!(
                 "dcuda: process {me} aborts the job after a failure: {f}"
             ))
