@@ -170,21 +170,13 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             // The peers' copies (through contexts on their GPUs where it
             // can) beside the root's own: the GPUs' links work at once.
             let rt = parts.base().1.clone();
-            let (moved, own) = std::thread::scope(|scope| {
-                let peers = scope.spawn(|| -> Result<bool> {
-                    Ok(self.all_peers() && self.peer_copies(host, &rt, id)?)
-                });
-                let own = match local {
+            let moved = peer::beside(
+                || Ok(self.all_peers() && self.peer_copies(host, &rt, id)?),
+                || match local {
                     0 => Ok(()),
                     _ => write(&*parts, self.part.start(0), as_bytes(host)),
-                };
-                let moved = peers
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                (moved, own)
-            });
-            own?;
-            let moved = moved?;
+                },
+            )?;
             if let Some(&next) = self.chain().get(1).filter(|_| !moved) {
                 for k in (0..self.n).step_by(piece_elems::<T>()) {
                     let piece = &host[k..(k + piece_elems::<T>()).min(self.n)];

@@ -62,6 +62,25 @@ fn mutual(rows: &[Vec<u8>]) -> Vec<Vec<bool>> {
         .collect()
 }
 
+/// Runs the root's peer copies (`peers`) on a second thread while this
+/// one makes its own (`own`): each copy takes its own GPU's link. Both
+/// results, `own`'s error first.
+pub(super) fn beside<P: Send>(
+    peers: impl FnOnce() -> Result<P> + Send,
+    own: impl FnOnce() -> Result<()>,
+) -> Result<P> {
+    let (peers, own) = std::thread::scope(|scope| {
+        let peers = scope.spawn(peers);
+        let own = own();
+        let peers = peers
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (peers, own)
+    });
+    own?;
+    peers
+}
+
 /// A process's buffer as offered to the root for one call.
 pub(super) struct Offer {
     handle: [u8; 64],

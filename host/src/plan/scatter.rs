@@ -172,24 +172,20 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             [(s, l)] => Some(as_bytes(&host[s..s + l])),
             _ => None,
         };
-        let (moved, own) = std::thread::scope(|scope| {
-            let peers = scope.spawn(|| {
+        let moved = peer::beside(
+            || {
                 self.peer_copies(rt, id, |m, i, r| match single(r) {
                     Some(bytes) => m.write::<T>(self.part.start(i), bytes),
                     None => m.write::<T>(self.part.start(i), &share(r)),
                 })
-            });
-            let own = (self.at.ranks_of(me).enumerate()).try_for_each(|(i, r)| match single(r) {
-                Some(bytes) => write(parts, self.part.start(i), bytes),
-                None => write(parts, self.part.start(i), &share(r)),
-            });
-            let moved = peers
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (moved, own)
-        });
-        own?;
-        let moved = moved?;
+            },
+            || {
+                (self.at.ranks_of(me).enumerate()).try_for_each(|(i, r)| match single(r) {
+                    Some(bytes) => write(parts, self.part.start(i), bytes),
+                    None => write(parts, self.part.start(i), &share(r)),
+                })
+            },
+        )?;
         for q in (0..self.at.processes()).filter(|&q| q != me) {
             for r in self.at.ranks_of(q) {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
@@ -266,21 +262,17 @@ impl<T: DeviceCopy> ScatterPlan<T> {
             }
             Ok(())
         };
-        let (moved, own) = std::thread::scope(|scope| {
-            let peers = scope.spawn(|| {
+        let moved = peer::beside(
+            || {
                 self.peer_copies(rt, id, |m, i, r| {
                     take(r, &|b| m.read::<T>(self.part.start(i), b))
                 })
-            });
-            let own = (self.at.ranks_of(me).enumerate())
-                .try_for_each(|(i, r)| take(r, &|b| read(parts, self.part.start(i), b)));
-            let moved = peers
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (moved, own)
-        });
-        own?;
-        let moved = moved?;
+            },
+            || {
+                (self.at.ranks_of(me).enumerate())
+                    .try_for_each(|(i, r)| take(r, &|b| read(parts, self.part.start(i), b)))
+            },
+        )?;
         for q in (0..self.at.processes()).filter(|&q| q != me) {
             for r in self.at.ranks_of(q) {
                 let runs = self.split.runs(self.n, self.at.ranks(), r);
