@@ -1,6 +1,6 @@
 //! Broadcast a host array to every rank's part.
 
-use super::parts::{as_bytes, check_room, copy, write, Part, Parts};
+use super::parts::{as_bytes, check_room, copy, fill_parts, write, Part, Parts};
 use super::peer::{self, Mapping};
 use super::scatter::piece_elems;
 use super::wire::{self, CallId};
@@ -121,7 +121,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         let copied = if offers.iter().all(|(_, o)| o.is_some()) {
             let copied = offers.iter().try_for_each(|(q, offer)| match offer {
                 Some(o) => Mapping::open(rt, o, *q)
-                    .and_then(|m| m.write::<T>(self.part.start(0), as_bytes(host))),
+                    .and_then(|m| m.fill::<T>(&self.starts(*q), as_bytes(host))),
                 None => Ok(()),
             });
             if let Err(e) = &copied {
@@ -134,12 +134,20 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
         } else {
             false
         };
+        let word = if copied { peer::FILLED } else { peer::STAGED };
         for (q, offer) in &offers {
             if offer.is_some() {
-                peer::answer(&self.at, *q, id, copied)?;
+                peer::answer_with(&self.at, *q, id, word)?;
             }
         }
         Ok(copied)
+    }
+
+    /// Where each rank of process `q` gets the array: the start of its part.
+    fn starts(&self, q: u32) -> Vec<usize> {
+        (0..self.at.ranks_of(q).len())
+            .map(|i| self.part.start(i))
+            .collect()
     }
 
     /// Collective: copies `host` (read on the root only; others may pass
@@ -172,10 +180,7 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
             let rt = parts.base().1.clone();
             let moved = peer::beside(
                 || Ok(self.all_peers() && self.peer_copies(host, &rt, id)?),
-                || match local {
-                    0 => Ok(()),
-                    _ => write(&*parts, self.part.start(0), as_bytes(host)),
-                },
+                || fill_parts::<T>(&*parts, &self.starts(me), as_bytes(host)),
             )?;
             if let Some(&next) = self.chain().get(1).filter(|_| !moved) {
                 for k in (0..self.n).step_by(piece_elems::<T>()) {
@@ -183,23 +188,32 @@ impl<T: DeviceCopy> BroadcastPlan<T> {
                     wire::send(self.at.transport()?, next, id, as_bytes(piece))?;
                 }
             }
-        } else if local > 0
-            && !(self.all_peers()
-                && peer::offer(&self.at, parts, self.root, id)?
-                && peer::answered(&self.at, self.root, id)?)
-        {
-            // Forward each piece before writing it, so the chain flows.
-            let chain = self.chain();
-            let at = chain.iter().position(|&q| q == me).unwrap_or_default();
-            let (before, after) = (chain[at.saturating_sub(1)], chain.get(at + 1).copied());
-            let mut k = 0;
-            while k < self.n {
-                let got = wire::recv(self.at.transport()?, before, id)?;
-                if let Some(next) = after {
-                    wire::send(self.at.transport()?, next, id, got.data())?;
+            // Every rank's part here was filled beside the peers' copies.
+            return self.at.flush();
+        } else if local > 0 {
+            let answer = if self.all_peers() && peer::offer(&self.at, parts, self.root, id)? {
+                peer::answer_of(&self.at, self.root, id)?
+            } else {
+                peer::STAGED
+            };
+            if answer == peer::FILLED {
+                // The root filled every rank's part here.
+                return self.at.flush();
+            }
+            if answer == peer::STAGED {
+                // Forward each piece before writing it, so the chain flows.
+                let chain = self.chain();
+                let at = chain.iter().position(|&q| q == me).unwrap_or_default();
+                let (before, after) = (chain[at.saturating_sub(1)], chain.get(at + 1).copied());
+                let mut k = 0;
+                while k < self.n {
+                    let got = wire::recv(self.at.transport()?, before, id)?;
+                    if let Some(next) = after {
+                        wire::send(self.at.transport()?, next, id, got.data())?;
+                    }
+                    write(parts, self.part.start(0) + k, got.data())?;
+                    k += got.data().len() / std::mem::size_of::<T>();
                 }
-                write(parts, self.part.start(0) + k, got.data())?;
-                k += got.data().len() / std::mem::size_of::<T>();
             }
         }
         for i in 1..local {

@@ -1,6 +1,7 @@
 //! The buffers a plan reads and writes: a process's ranks' parts, in
 //! device memory or in mapped host memory.
 
+use crate::backend::Device;
 use crate::error::{Error, Result};
 pub(super) use crate::memory::{as_bytes, as_bytes_mut};
 use crate::memory::{DeviceBuffer, MappedBuffer};
@@ -150,6 +151,58 @@ pub(super) fn copy<T: DeviceCopy>(
         base + (from * size) as u64,
         len * size,
     )
+}
+
+/// Elements in a piece of [`fill`]: its device copies run while the next
+/// piece comes from the host.
+const FILL_PIECE_BYTES: usize = 32 << 20;
+
+/// Writes `bytes` (elements of `T`) at element `starts[0]` of a buffer on
+/// `dev` and copies them on the device to the other `starts`, in pieces:
+/// each piece's device copies run on a stream while the next piece is
+/// written, so that they cost almost nothing beside the host copy.
+/// `addr(at, len)` is the checked device address of elements
+/// `at..at + len`.
+pub(super) fn fill<T: DeviceCopy>(
+    dev: &dyn Device,
+    addr: &dyn Fn(usize, usize) -> Result<u64>,
+    starts: &[usize],
+    bytes: &[u8],
+) -> Result<()> {
+    let size = std::mem::size_of::<T>().max(1);
+    let n = bytes.len() / size;
+    let Some((&first, rest)) = starts.split_first() else {
+        return Ok(());
+    };
+    if rest.is_empty() {
+        return dev.write(addr(first, n)?, bytes);
+    }
+    let stream = dev.stream()?;
+    let per = (FILL_PIECE_BYTES / size).max(1);
+    for k in (0..n).step_by(per) {
+        let len = per.min(n - k);
+        let src = addr(first + k, len)?;
+        dev.write(src, &bytes[k * size..(k + len) * size])?;
+        for &s in rest {
+            stream.copy(addr(s + k, len)?, src, len * size)?;
+        }
+    }
+    stream.synchronize()
+}
+
+/// [`fill`] on a process's own parts.
+pub(super) fn fill_parts<T: DeviceCopy>(
+    parts: &dyn Parts<T>,
+    starts: &[usize],
+    bytes: &[u8],
+) -> Result<()> {
+    let size = std::mem::size_of::<T>() as u64;
+    let (base, rt) = parts.base();
+    let addr = |at: usize, len: usize| -> Result<u64> {
+        in_bounds(parts, at, len)?;
+        Ok(base + at as u64 * size)
+    };
+    fill::<T>(rt.device.as_ref(), &addr, starts, bytes)
 }
 
 /// Where a strided slice lies: blocks of `len` elements, `stride` apart,

@@ -142,15 +142,36 @@ pub(super) fn take(at: &Placement, from: u32, id: CallId) -> Result<Option<Offer
     }
 }
 
+/// The root's answer to an offer: the data go staged.
+pub(super) const STAGED: u8 = 0;
+/// The root's answer to an offer: the data moved.
+pub(super) const MOVED: u8 = 1;
+/// The root's answer to a broadcast's offer: the data moved into every
+/// rank's part of the process (no device copies left to make).
+pub(super) const FILLED: u8 = 2;
+
 /// Tells process `to` whether its data moved (`true`) or go staged.
 pub(super) fn answer(at: &Placement, to: u32, id: CallId, moved: bool) -> Result<()> {
-    wire::send(at.transport()?, to, id, &[moved as u8])
+    answer_with(at, to, id, if moved { MOVED } else { STAGED })
+}
+
+/// Tells process `to` [`STAGED`], [`MOVED`] or [`FILLED`].
+pub(super) fn answer_with(at: &Placement, to: u32, id: CallId, word: u8) -> Result<()> {
+    wire::send(at.transport()?, to, id, &[word])
+}
+
+/// The other process's side: whether the root moved its data.
+pub(super) fn answered(at: &Placement, root: u32, id: CallId) -> Result<bool> {
+    Ok(answer_of(at, root, id)? != STAGED)
 }
 
 /// The other process's side: the root's answer to its offer.
-pub(super) fn answered(at: &Placement, root: u32, id: CallId) -> Result<bool> {
+pub(super) fn answer_of(at: &Placement, root: u32, id: CallId) -> Result<u8> {
     let got = wire::recv(at.transport()?, root, id)?;
-    Ok(got.data() == [1])
+    Ok(match got.data() {
+        [w @ (MOVED | FILLED)] => *w,
+        _ => STAGED,
+    })
 }
 
 /// Another process's buffer mapped for one call; unmapped when dropped.
@@ -225,6 +246,13 @@ impl Mapping {
                 ),
             }),
         }
+    }
+
+    /// Writes `bytes` at element `starts[0]` of the other process's buffer
+    /// and copies them on its GPU to the other `starts` ([`fill`]).
+    pub(super) fn fill<T: DeviceCopy>(&self, starts: &[usize], bytes: &[u8]) -> Result<()> {
+        let addr = |at: usize, len: usize| self.at::<T>(at, len);
+        super::parts::fill::<T>(self.dev.as_ref(), &addr, starts, bytes)
     }
 
     /// Writes `bytes` at element `at` of the other process's buffer.
