@@ -21,6 +21,7 @@ echo "--- plan_checks"; timeout 120 $M ./plan_checks 2>&1 | tail -3; echo "rc=$?
 echo "--- moving_data"; timeout 120 $M ./moving_data 2>&1 | tail -3; echo "rc=$?"
 echo "--- bench_plans, DCUDA_PEER_CONTEXTS=0"; timeout 200 $M -x DCUDA_PEER_CONTEXTS=0 ./bench_plans --out $res/no-contexts 2>&1 | tail -12
 echo "--- bench_plans (contexts on the peer GPU)"; timeout 200 $M ./bench_plans --out $res/contexts 2>&1 | tail -12
+echo "--- bench_plans, one rank a process (a broadcast fills one part a GPU, as by hand)"; timeout 200 $M -x BENCH_PLANS_RANKS=1 ./bench_plans --out $res/one-rank 2>&1 | tail -12
 wait
 echo "--- plans by hand"; timeout 200 $M /tmp/plans_by_hand 5 1073741824 268435456 > $res/plans-by-hand.csv 2>$res/by-hand.err; echo "rc=$?"; cat $res/plans-by-hand.csv | head -20
 } 2>&1 | tee $res/run.log

@@ -11,7 +11,7 @@
 //! in pageable memory (`plan`, as the by-hand copies) and in pinned memory
 //! (`pinned`). Alone or under `mpirun -np N`.
 //!
-//! bench_plans [--quick] [--out DIR]
+//! bench_plans [--quick] [--out DIR]      (BENCH_PLANS_RANKS: ranks a process, 4)
 //!
 //! Prints a table and writes `DIR/plans.csv` and `DIR/plans.svg`.
 
@@ -28,7 +28,9 @@ use by_hand::{barrier, ByHand};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-/// Ranks on every process.
+/// Ranks on every process (`BENCH_PLANS_RANKS` sets another count: 1
+/// makes a broadcast fill one part a GPU, as the copies by hand in
+/// `bench/baselines/plans_by_hand.cu` fill one buffer).
 const RANKS: u32 = 4;
 
 /// The first call's time and the later calls' statistics, in ms; every
@@ -134,7 +136,14 @@ fn main() -> Result<()> {
     dcuda::log::init();
     let o = options::Options::parse("bench_plans")?.no_sections("bench_plans")?;
     let rt = Runtime::new()?;
-    let at = Placement::new(&rt, RANKS)?;
+    let ranks = match std::env::var("BENCH_PLANS_RANKS") {
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(r) if r > 0 => r,
+            _ => return Err(format!("BENCH_PLANS_RANKS={v}: expected a positive count").into()),
+        },
+        Err(_) => RANKS,
+    };
+    let at = Placement::new(&rt, ranks)?;
     let (sizes, reps): (&[usize], usize) = if o.quick {
         (&[1 << 18, 1 << 22], 3)
     } else {
@@ -150,7 +159,7 @@ fn main() -> Result<()> {
         return Ok(());
     }
     println!(
-        "dcuda bench_plans on {} ({:?}), {} process(es) of {RANKS} ranks, {reps} repetitions after the first",
+        "dcuda bench_plans on {} ({:?}), {} process(es) of {ranks} ranks, {reps} repetitions after the first",
         rt.device_info().name,
         rt.backend(),
         at.processes()
