@@ -105,15 +105,12 @@ impl Runtime {
         let route = route_of(&t);
         let mut remote = (t.entry.base as *mut T).wrapping_add(offset);
         if route == Route::Nvshmem {
-            let (pe, mapped) = self.symmetric_place(&t, remote.cast());
+            let get = direction == Direction::Get;
+            let ends = (remote.cast(), local.as_mut_ptr().cast());
+            // SAFETY: the window range was checked against the target's
+            // entry, and the local slice is valid by construction.
+            let mapped = unsafe { self.symmetric_route(block, &t, ends, local.bytes(), get) };
             if mapped.is_null() {
-                // SAFETY: the window range was checked against the target's
-                // entry, and the local slice is valid by construction.
-                unsafe {
-                    let get = direction == Direction::Get;
-                    let ends = (remote.cast(), local.as_mut_ptr().cast());
-                    self.symmetric_access(block, ends, (local.bytes(), pe), get)
-                };
                 return Some(t);
             }
             remote = mapped.cast();

@@ -25,14 +25,31 @@ use crate::arch::{self, nvshmem, Ordering, Scope};
 use crate::block::Block;
 
 impl Runtime {
-    /// The NVSHMEM processing element of an access's target, and the
-    /// address here of `remote` (a symmetric address of its process) when
-    /// NVSHMEM maps that memory into this GPU (`nvshmem_ptr`: NVLink);
-    /// null when NVSHMEM's calls must move the data.
-    #[inline(always)]
-    pub(super) fn symmetric_place(&self, t: &Target, remote: *mut u8) -> (u32, *mut u8) {
+    /// An access on the NVSHMEM route: the address here of `remote` (a
+    /// symmetric address of the target's process) where NVSHMEM maps that
+    /// memory into this GPU (`nvshmem_ptr`: NVLink), for the caller to
+    /// copy through as on the direct route; else null, once NVSHMEM's
+    /// calls have moved the data. Out of line, so that the other routes'
+    /// inlined paths keep their registers.
+    ///
+    /// # Safety
+    /// `remote` is the checked range of the target's window entry, `local`
+    /// a valid slice of `bytes` bytes.
+    #[inline(never)]
+    pub(super) unsafe fn symmetric_route(
+        &self,
+        block: &mut Block,
+        t: &Target,
+        (remote, local): (*mut u8, *mut u8),
+        bytes: usize,
+        get: bool,
+    ) -> *mut u8 {
         let pe = process_of(self.ctx(), t.place.world).pe;
-        (pe & !PE_CALLS, mapped(remote, pe))
+        let here = mapped(remote, pe);
+        if here.is_null() {
+            self.symmetric_access(block, (remote, local), (bytes, pe & !PE_CALLS), get);
+        }
+        here
     }
 
     /// Moves `bytes` between `local` here and the symmetric address
@@ -44,7 +61,7 @@ impl Runtime {
     /// `remote` is the checked range of the target's window entry, `local`
     /// a valid slice of `bytes` bytes.
     #[inline(always)]
-    pub(super) unsafe fn symmetric_access(
+    unsafe fn symmetric_access(
         &self,
         block: &mut Block,
         (remote, local): (*mut u8, *mut u8),
@@ -62,8 +79,8 @@ impl Runtime {
     /// Notification `tag` to the target of an access on the NVSHMEM route,
     /// after its data: a system-scoped release on the counter where NVSHMEM
     /// maps it, as on the direct route, else NVSHMEM's fence and atomic
-    /// add, complete on return.
-    #[inline(always)]
+    /// add, complete on return. Out of line, as [`symmetric_route`](Self::symmetric_route).
+    #[inline(never)]
     pub(super) fn symmetric_signal(&self, block: &mut Block, t: &Target, tag: u32) {
         let peer = process_of(self.ctx(), t.place.world);
         let counter = (peer.symmetric_notifications as *mut u32)
