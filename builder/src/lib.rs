@@ -34,6 +34,7 @@
 
 mod arch;
 mod error;
+mod nvshmem;
 mod toolchain;
 
 pub use arch::Arch;
@@ -42,13 +43,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use toolchain::{check_components, compile_sass, sass_list, trim_nvshmem};
+use toolchain::{check_components, compile_sass, sass_list};
 
 /// Set in the nested build's environment.
 const NESTED: &str = "DCUDA_BUILDER_NESTED";
-
-/// NVSHMEM's device bitcode to link the kernels with, if set.
-const NVSHMEM_BC: &str = "DCUDA_NVSHMEM_BC";
 
 /// The nvptx target triple.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
@@ -194,17 +192,10 @@ impl PtxBuilder {
         println!("cargo:rerun-if-env-changed=DCUDA_ARCH");
         println!("cargo:rerun-if-env-changed=DCUDA_SASS");
         println!("cargo:rerun-if-env-changed=DCUDA_PTXAS");
-        println!("cargo:rerun-if-env-changed={NVSHMEM_BC}");
+        println!("cargo:rerun-if-env-changed={}", nvshmem::NVSHMEM_BC);
         let archs = self.selected_archs()?;
         let sass = self.selected_sass(&archs)?;
-        let nvshmem = match nvshmem_bitcode()? {
-            Some(bc) => {
-                fs::create_dir_all(&target_dir)
-                    .map_err(|e| Error::Io(format!("{}: {e}", target_dir.display())))?;
-                Some(trim_nvshmem(&llvm_bin, &bc, &target_dir)?)
-            }
-            None => None,
-        };
+        let nvshmem = nvshmem::linked_bitcode(&llvm_bin, &target_dir)?;
         println!(
             "cargo:rerun-if-changed={}",
             self.krate.join("Cargo.toml").display()
@@ -338,22 +329,6 @@ impl PtxBuilder {
         let deps = dep_info_sources(&ptx.with_extension("d"));
         Ok((lib_name, ptx, deps))
     }
-}
-
-/// `DCUDA_NVSHMEM_BC`, checked to name a file.
-fn nvshmem_bitcode() -> Result<Option<PathBuf>, Error> {
-    let Some(path) = env::var_os(NVSHMEM_BC).filter(|p| !p.is_empty()) else {
-        return Ok(None);
-    };
-    let path = PathBuf::from(path);
-    if !path.is_file() {
-        return Err(Error::Io(format!(
-            "{NVSHMEM_BC}={} is not a file (NVSHMEM's libnvshmem_device.bc, from the nvidia-nvshmem-cu13 wheel)",
-            path.display()
-        )));
-    }
-    println!("cargo:rerun-if-changed={}", path.display());
-    Ok(Some(path))
 }
 
 /// The compiler's messages: rendered diagnostics from the JSON stream, then

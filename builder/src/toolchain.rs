@@ -1,9 +1,8 @@
 //! The tools the build runs besides cargo: the rustup components the
-//! nvptx build needs, ptxas for SASS, and opt to trim NVSHMEM's bitcode.
+//! nvptx build needs, and ptxas for SASS.
 
 use crate::{Arch, Error};
 use std::env;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -70,61 +69,6 @@ pub(crate) fn check_components(rustc: &Path) -> Result<PathBuf, Error> {
         }
     }
     Ok(bin)
-}
-
-/// What the kernels use of NVSHMEM's device library (`dcuda_device`'s
-/// `arch/nvshmem.rs`) and the globals its host library looks up in a
-/// module (`nvshmemx_cumodule_init`).
-const NVSHMEM_KEEP: &[&str] = &[
-    "nvshmemx_putmem_block",
-    "nvshmemx_getmem_block",
-    "nvshmem_fence",
-    "nvshmem_quiet",
-    "nvshmem_uint32_atomic_add",
-    "nvshmem_ptr",
-    "nvshmemi_device_state_d",
-    "nvshmemi_device_lib_version_d",
-    "nvshmemi_ibgda_device_state_d",
-];
-
-/// NVSHMEM's device bitcode `bc` less what the kernels cannot reach
-/// (`opt` internalize and global DCE), in `dir`; returns its path. The
-/// bitcode linker optimises everything it links before it drops what is
-/// unused, which takes minutes for the whole library (31 MB) and seconds
-/// for this. The file is named by the source's length and the kept names,
-/// so that another library or list makes another file.
-pub(crate) fn trim_nvshmem(llvm_bin: &Path, bc: &Path, dir: &Path) -> Result<PathBuf, Error> {
-    let len = fs::metadata(bc).map(|m| m.len()).unwrap_or(0);
-    // FNV-1a of the kept names.
-    let names = NVSHMEM_KEEP.join(",");
-    let key = names.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    });
-    let dest = dir.join(format!("nvshmem-device-{len}-{key:016x}.bc"));
-    let fresh = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    if let (Some(made), Some(source)) = (fresh(&dest), fresh(bc)) {
-        if made >= source {
-            return Ok(dest);
-        }
-    }
-    let tmp = dest.with_extension(format!("{}.tmp", std::process::id()));
-    let out = Command::new(llvm_bin.join("opt"))
-        .arg(format!("--internalize-public-api-list={names}"))
-        .args(["--passes=internalize,globaldce"])
-        .arg(bc)
-        .arg("-o")
-        .arg(&tmp)
-        .output()
-        .map_err(|e| Error::Io(format!("running opt on {}: {e}", bc.display())))?;
-    if !out.status.success() {
-        return Err(Error::Io(format!(
-            "opt failed on {}:\n{}",
-            bc.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
-    fs::rename(&tmp, &dest).map_err(|e| Error::Io(format!("{}: {e}", dest.display())))?;
-    Ok(dest)
 }
 
 /// The architectures of a `DCUDA_SASS` list; an error names the variable.
