@@ -18,6 +18,7 @@ res=/tmp/nvshmem-run
 rm -rf "$res" && mkdir -p "$res"
 log=$out/nvshmem.log
 export DCUDA_BACKEND=gpu
+DCUDA_COMMIT=$(cat COMMIT 2>/dev/null || echo unknown); export DCUDA_COMMIT
 export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
 nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)

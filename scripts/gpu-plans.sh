@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-/tmp}; res=$out/plans; mkdir -p "$res"
 export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0
+DCUDA_COMMIT=$(cat COMMIT 2>/dev/null || echo unknown); export DCUDA_COMMIT
 nccl=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nccl"))')
 nvcc -O2 -arch=sm_90 -I"$nccl/include" $(mpicc --showme:compile) baselines/plans_by_hand.cu -o /tmp/plans_by_hand \
   -L"$nccl/lib" -l:libnccl.so.2 $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nccl/lib" > $res/build.log 2>&1 &
