@@ -1,0 +1,147 @@
+// How one block of 256 threads should copy a strided column (issue 16):
+// the column 1 of a 4096 x 4096 f32 matrix into the same column of
+// another matrix, on the same GPU or on the peer GPU over NVLink, then a
+// system fence (what a notified put pays before its flag). Variants of
+// the thread mapping, the loads in flight and the cache operator; each
+// timed with %globaltimer over 20 repetitions inside one kernel, median
+// of 21 launches.
+//   nvcc -O3 -arch=sm_90 -o strided_column strided_column.cu
+//   ./strided_column        (two GPUs: same GPU, then peer)
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
+    fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); return 1; } } while (0)
+
+__device__ __forceinline__ uint64_t now() {
+    uint64_t t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t;
+}
+__device__ __forceinline__ float ld_cg(const float *p) {
+    float v; asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v;
+}
+__device__ __forceinline__ float ld_nc(const float *p) {
+    float v; asm volatile("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v;
+}
+
+constexpr int N = 4096, COL = 1;
+
+// 0: lanes on consecutive rows, 4 in flight (dcuda's spread today).
+// 1: lanes on consecutive rows, 16 in flight.
+// 2: each thread its 16 consecutive rows, one after another (NVSHMEM iput).
+// 3: each thread its 16 consecutive rows, 16 loads in flight.
+// 4: as 0 with ld.global.cg (L1 bypassed).
+// 5: as 1 with ld.global.cg.
+// 6: as 1 with ld.global.nc.L1::no_allocate.
+// 7: contiguous 16 KiB (reference): 4096 floats, float4 a thread.
+template <int V>
+__device__ void copy(const float *__restrict__ src, float *__restrict__ dst) {
+    int t = threadIdx.x, T = blockDim.x;
+    if (V == 0 || V == 4) {
+        for (int e = t; e < N; e += 4 * T) {
+            float v[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                const float *p = src + (size_t)(e + k * T) * N + COL;
+                v[k] = V == 4 ? ld_cg(p) : *p;
+            }
+#pragma unroll
+            for (int k = 0; k < 4; k++) dst[(size_t)(e + k * T) * N + COL] = v[k];
+        }
+    } else if (V == 1 || V == 5 || V == 6) {
+        float v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const float *p = src + (size_t)(t + k * T) * N + COL;
+            v[k] = V == 5 ? ld_cg(p) : V == 6 ? ld_nc(p) : *p;
+        }
+#pragma unroll
+        for (int k = 0; k < 16; k++) dst[(size_t)(t + k * T) * N + COL] = v[k];
+    } else if (V == 2) {
+        const float *s = src + (size_t)(t * 16) * N + COL;
+        float *d = dst + (size_t)(t * 16) * N + COL;
+        for (int k = 0; k < 16; k++) {
+            float v = *(volatile const float *)(s + (size_t)k * N);
+            d[(size_t)k * N] = v;
+        }
+    } else if (V == 3) {
+        float v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) v[k] = src[(size_t)(t * 16 + k) * N + COL];
+#pragma unroll
+        for (int k = 0; k < 16; k++) dst[(size_t)(t * 16 + k) * N + COL] = v[k];
+    } else {
+        const float4 *s = (const float4 *)src;
+        float4 *d = (float4 *)dst;
+        for (int i = t; i < N / 4; i += T) d[i] = s[i];
+    }
+}
+
+template <int V>
+__global__ void bench(const float *src, float *dst, unsigned *flag, int reps, uint64_t *out) {
+    __syncthreads();
+    uint64_t t0 = now();
+    for (int r = 0; r < reps; r++) {
+        copy<V>(src, dst);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence_system();
+            atomicAdd_system(flag, 1);
+        }
+        __syncthreads();
+    }
+    uint64_t t1 = now();
+    if (threadIdx.x == 0) *out = t1 - t0;
+}
+
+typedef void (*Kernel)(const float *, float *, unsigned *, int, uint64_t *);
+static const Kernel kernels[8] = {bench<0>, bench<1>, bench<2>, bench<3>,
+                                  bench<4>, bench<5>, bench<6>, bench<7>};
+static const char *names[8] = {
+    "rows by lane, 4 in flight (dcuda)", "rows by lane, 16 in flight",
+    "16 rows a thread, 1 in flight (iput)", "16 rows a thread, 16 in flight",
+    "rows by lane, 4 in flight, ld.cg", "rows by lane, 16 in flight, ld.cg",
+    "rows by lane, 16 in flight, ld.nc", "contiguous 16 KiB (reference)"};
+
+int main() {
+    int gpus = 0;
+    CHECK(cudaGetDeviceCount(&gpus));
+    const int reps = 20, launches = 21;
+    size_t bytes = (size_t)N * N * sizeof(float);
+    float *src, *dst_here, *dst_peer = nullptr;
+    unsigned *flag;
+    uint64_t *out;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&src, bytes));
+    CHECK(cudaMalloc(&dst_here, bytes));
+    CHECK(cudaMalloc(&flag, 4));
+    CHECK(cudaMalloc(&out, 8));
+    CHECK(cudaMemset(src, 0, bytes));
+    if (gpus > 1) {
+        CHECK(cudaDeviceEnablePeerAccess(1, 0));
+        CHECK(cudaSetDevice(1));
+        CHECK(cudaMalloc(&dst_peer, bytes));
+        CHECK(cudaMemset(dst_peer, 0, bytes));
+        CHECK(cudaSetDevice(0));
+    }
+    printf("where,variant,median_us,p90_us\n");
+    for (int where = 0; where < (gpus > 1 ? 2 : 1); where++) {
+        float *dst = where ? dst_peer : dst_here;
+        for (int v = 0; v < 8; v++) {
+            std::vector<double> us;
+            for (int l = 0; l < launches; l++) {
+                kernels[v]<<<1, 256>>>(src, dst, flag, reps, out);
+                CHECK(cudaDeviceSynchronize());
+                uint64_t ns;
+                CHECK(cudaMemcpy(&ns, out, 8, cudaMemcpyDeviceToHost));
+                if (l > 0) us.push_back(ns / 1e3 / reps);
+            }
+            std::sort(us.begin(), us.end());
+            printf("%s,%s,%.3f,%.3f\n", where ? "peer GPU" : "same GPU", names[v],
+                   us[us.size() / 2], us[us.size() * 9 / 10]);
+        }
+    }
+    return 0;
+}
