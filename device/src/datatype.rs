@@ -10,6 +10,8 @@
 //! `counts[1]` times `strides[1]` apart, and that `counts[2]` times
 //! `strides[2]` apart, all from element `start`.
 
+use crate::abi::LaidPiece;
+
 /// Why a datatype could not be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TypeError {
@@ -317,6 +319,53 @@ impl Datatype {
         let (i0, q) = (q % c0, q / c0);
         let (i1, i2) = (q % c1, q / c1);
         self.start + r as u64 + i0 as u64 * s0 + i1 as u64 * s1 + i2 as u64 * s2
+    }
+
+    /// The header of a piece of elements `first..first + count` of this
+    /// datatype, each `elem` bytes, that the host places at the target
+    /// (the runtime's, public for the host).
+    #[doc(hidden)]
+    pub const fn piece(&self, first: u64, elem: u32, count: u32) -> LaidPiece {
+        LaidPiece {
+            block: self.block,
+            counts: self.counts,
+            strides: self.strides,
+            start: self.start,
+            first,
+            elem,
+            count,
+        }
+    }
+
+    /// The datatype a piece's header names, if a constructor could have
+    /// made it (the host's check of a header it did not write).
+    pub const fn of_piece(p: &LaidPiece) -> Result<Datatype, TypeError> {
+        Datatype {
+            block: p.block,
+            counts: p.counts,
+            strides: p.strides,
+            start: p.start,
+        }
+        .checked()
+    }
+
+    /// The step, in elements, from element `e` to element `e + threads`,
+    /// when it is the same for every `e` (a single block, or one level of
+    /// blocks whose length divides `threads`): the threads of a rank then
+    /// walk the layout by additions alone.
+    pub(crate) const fn progression(&self, threads: u64) -> Option<u64> {
+        let [c0, c1, c2] = self.counts;
+        if c1 > 1 || c2 > 1 {
+            return None;
+        }
+        if c0 <= 1 {
+            return Some(threads);
+        }
+        let b = self.block as u64;
+        if b == 0 || !threads.is_multiple_of(b) {
+            return None;
+        }
+        Some(threads / b * self.strides[0])
     }
 
     /// The same elements counted in units of `k` elements (a block of

@@ -224,4 +224,8 @@ impl Walk for Indexed {
     fn strided(&self) -> Option<Datatype> {
         None
     }
+
+    fn progression(&self, _threads: u64) -> Option<u64> {
+        None
+    }
 }

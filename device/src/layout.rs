@@ -74,6 +74,10 @@ pub(crate) mod walk {
         /// The strided form, if it is one (a copy between two equal ones
         /// computes each offset once).
         fn strided(&self) -> Option<crate::datatype::Datatype>;
+
+        /// The step between element `e` and element `e + threads` when it
+        /// is the same for every `e` (see `Datatype::progression`).
+        fn progression(&self, threads: u64) -> Option<u64>;
     }
 }
 
@@ -116,5 +120,9 @@ impl walk::Walk for Datatype {
 
     fn strided(&self) -> Option<Datatype> {
         Some(*self)
+    }
+
+    fn progression(&self, threads: u64) -> Option<u64> {
+        Datatype::progression(self, threads)
     }
 }

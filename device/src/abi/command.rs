@@ -27,6 +27,8 @@ codes! {
         CommTableFree = 15 => "communicator table free",
         Send = 16 => "send",
         Fetch = 17 => "message fetch",
+        PutLaid = 18 => "put in a layout",
+        GetLaid = 19 => "get in a layout",
     }
 }
 
@@ -149,6 +151,24 @@ pub enum Request {
         /// The notification to the target, if any.
         tag: Option<u32>,
     },
+    /// A put to another process of a staged piece that starts with a
+    /// [`LaidPiece`](super::LaidPiece): its data goes to the elements the
+    /// header names.
+    PutLaid {
+        /// What to move: the header and the data.
+        transfer: Transfer,
+        /// The notification, if any.
+        tag: Option<u32>,
+    },
+    /// A get from another process of the elements a
+    /// [`LaidPiece`](super::LaidPiece) at [`Transfer::local`] names, into
+    /// the bytes after it.
+    GetLaid {
+        /// What to move: the header and room for the data.
+        transfer: Transfer,
+        /// The notification to the target, if any.
+        tag: Option<u32>,
+    },
     /// A notification without data to a rank of another process.
     Notify {
         /// Target world rank.
@@ -261,6 +281,18 @@ impl Command {
                 transfer: self.transfer(),
                 tag: tag(self.arg)?,
             },
+            Op::PutLaid | Op::GetLaid => {
+                let transfer = self.transfer();
+                if transfer.bytes < super::LAID_HEADER as u64 {
+                    return Err(bad("access in a layout without its header"));
+                }
+                let tag = tag(self.arg)?;
+                if op == Op::PutLaid {
+                    Request::PutLaid { transfer, tag }
+                } else {
+                    Request::GetLaid { transfer, tag }
+                }
+            }
             Op::Notify => {
                 let transfer = self.transfer();
                 if transfer.window != NO_WINDOW || transfer.bytes != 0 {

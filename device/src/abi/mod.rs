@@ -8,11 +8,13 @@
 //! * [`command`]: the device-to-host commands and their typed decoding;
 //! * [`ring`]: how commands and replies cross the bus (self-validating
 //!   8-byte words);
-//! * [`records`]: window entries, matching records, wait status, errors.
+//! * [`records`]: window entries, matching records, wait status, errors;
+//! * [`laid`]: the header of a typed piece the host places at the target.
 
 mod codes;
 pub mod command;
 pub mod context;
+pub mod laid;
 pub mod peer_log;
 pub mod records;
 pub mod ring;
@@ -23,6 +25,7 @@ pub use context::{
     counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
     Peer, RankContext, Route, SplitEntry, PE_CALLS, TABLE_SPAN,
 };
+pub use laid::{LaidPiece, LAID_HEADER};
 pub use peer_log::{peer_span, PeerLogs, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX};
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,

@@ -39,6 +39,7 @@ mod route;
 mod scans;
 mod slices;
 mod split;
+mod spread;
 mod streams;
 mod symmetric;
 mod sync;

@@ -7,11 +7,12 @@
 //! arrives), as seed 004 pipelines its packing. Correct for every layout;
 //! many short runs (a column) make many accesses, which is slow.
 
+use super::spread::{move_elements, Packed};
 use super::window::{Target, Window};
 use super::Runtime;
-use crate::abi::{Call, Fault, Op, Transfer, NO_TAG, STAGE_HALF};
-use crate::arch::block::Thread;
-use crate::block::{Block, Sum};
+use crate::abi::{Call, Fault, LaidPiece, Op, Transfer, LAID_HEADER, NO_TAG, STAGE_HALF};
+use crate::block::Block;
+use crate::datatype::Datatype;
 use crate::layout::walk::Walk;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
@@ -32,14 +33,23 @@ impl Runtime {
         tag: u32,
     ) {
         let elem = core::mem::size_of::<T>() as u64;
-        let per_piece = STAGE_HALF as u64 / elem.max(1);
+        // A datatype at the target: a piece is one access, whose elements
+        // the host places; an indexed layout: one access a run.
+        let laid = remote.strided();
+        let header = if laid.is_some() {
+            LAID_HEADER as u64
+        } else {
+            0
+        };
+        let per_piece = (STAGE_HALF as u64 - header) / elem.max(1);
         if per_piece == 0 {
             // An element larger than half the staging area.
             let values = [t.place.world as u64, elem, 0, 0];
             self.fail(block, call, Fault::TypedThroughHost, values);
         }
-        let halves = [0, 1].map(|h| self.ctx().stage(block.id(), h) as *mut T);
+        let halves = [0, 1].map(|h| self.ctx().stage(block.id(), h));
         let stage = |k: u64| halves[(k % 2) as usize];
+        let data = |k: u64| stage(k).wrapping_add(header as usize) as *mut T;
         let op = if get { Op::Get } else { Op::Put };
         if size == 0 {
             if tag != NO_TAG {
@@ -57,6 +67,9 @@ impl Runtime {
         }
         let pieces = size.div_ceil(per_piece);
         let piece = |k: u64| (k * per_piece, per_piece.min(size - k * per_piece));
+        let ends = (win, t);
+        let sides = (offset, remote, laid);
+        let total = (size, tag);
         // Accesses issued when each of the last two pieces was handed over:
         // a half is free again once its piece's accesses are complete.
         let mut handed = [self.host_issued(); 2];
@@ -66,51 +79,27 @@ impl Runtime {
             if !get {
                 self.wait_host_until(block, call, (handed[(k % 2) as usize], [k as u32, 0, 0]));
                 // SAFETY: elements start..start + n of a checked layout of
-                // `local`; the half is this rank's, holding n, and free.
-                skipped +=
-                    unsafe { move_piece(block, (local, mine), (start, n), (stage(k), true)) };
+                // `local`; the half is this rank's, holding the header and
+                // n elements, and free.
+                skipped += unsafe { move_piece(block, (local, mine), (start, n), (data(k), true)) };
                 block.sync(); // Packed before the host reads it.
-                self.hand_runs(
-                    block,
-                    (call, op),
-                    (win, t),
-                    (offset, remote),
-                    (start, n),
-                    (size, tag),
-                    stage(k),
-                );
+                self.hand_piece(block, (call, op), ends, sides, (start, n), total, stage(k));
                 handed[(k % 2) as usize] = self.host_issued();
                 continue;
             }
             if k == 0 {
-                self.hand_runs(
-                    block,
-                    (call, op),
-                    (win, t),
-                    (offset, remote),
-                    piece(0),
-                    (size, tag),
-                    stage(0),
-                );
+                self.hand_piece(block, (call, op), ends, sides, piece(0), total, stage(0));
                 handed[0] = self.host_issued();
             }
             if k + 1 < pieces {
                 // The next piece's half was unpacked by the last turn.
                 let next = piece(k + 1);
-                self.hand_runs(
-                    block,
-                    (call, op),
-                    (win, t),
-                    (offset, remote),
-                    next,
-                    (size, tag),
-                    stage(k + 1),
-                );
+                self.hand_piece(block, (call, op), ends, sides, next, total, stage(k + 1));
                 handed[((k + 1) % 2) as usize] = self.host_issued();
             }
             self.wait_host_until(block, call, (handed[(k % 2) as usize], [k as u32, 0, 0]));
             // SAFETY: as packing, the other way; the piece has arrived.
-            skipped += unsafe { move_piece(block, (local, mine), (start, n), (stage(k), false)) };
+            skipped += unsafe { move_piece(block, (local, mine), (start, n), (data(k), false)) };
             block.sync(); // Unpacked before its half is handed out again.
         }
         // The host has read every piece (put), or written it (get).
@@ -134,6 +123,61 @@ fn transfer((target, window, offset, local, bytes): (u32, u32, u64, u64, u64)) -
 }
 
 impl Runtime {
+    /// Hands the host elements `start..start + n` of `remote`, whose data
+    /// is (put) or goes (get) in the staging half at `half`, after the
+    /// header room: with a datatype `laid`, one access whose header names
+    /// where they go; else one access a run. The last element's access
+    /// carries `tag`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn hand_piece<T: DeviceCopy, R: Walk>(
+        &mut self,
+        block: &mut Block,
+        (call, op): (Call, Op),
+        (win, t): (&Window<T>, &Target),
+        (offset, remote, laid): (usize, R, Option<Datatype>),
+        (start, n): (u64, u64),
+        (size, tag): (u64, u32),
+        half: *mut u8,
+    ) {
+        let elem = core::mem::size_of::<T>() as u64;
+        let Some(dt) = laid else {
+            let runs = (offset, remote);
+            let data = half as *mut T;
+            return self.hand_runs(
+                block,
+                (call, op),
+                (win, t),
+                runs,
+                (start, n),
+                (size, tag),
+                data,
+            );
+        };
+        block.leader(|_| {
+            // SAFETY: the rank's own half, LAID_HEADER bytes and more, at
+            // a 64-byte boundary; no other thread touches it now. `n` is
+            // at most a half's elements.
+            unsafe { (half as *mut LaidPiece).write(dt.piece(start, elem as u32, n as u32)) }
+        });
+        block.sync(); // Written before the host reads it.
+        let note = if start + n == size { tag } else { NO_TAG };
+        let op = if op == Op::Get {
+            Op::GetLaid
+        } else {
+            Op::PutLaid
+        };
+        let bytes = LAID_HEADER as u64 + n * elem;
+        let access = (
+            t.place.world,
+            win.id,
+            offset as u64 * elem,
+            half as u64,
+            bytes,
+        );
+        self.through_host(block, call, op, note, transfer(access));
+    }
+
     /// Hands the host one access per contiguous run of `remote` among
     /// elements `start..start + n`, whose data is (put) or goes (get) at
     /// `half`; the last element's carries `tag`.
@@ -171,7 +215,8 @@ impl Runtime {
 }
 
 /// Packs elements `start..start + n` of `mine` over `local` into `half`
-/// (`to_half`), or unpacks them from it. An indexed layout's offsets are
+/// (`to_half`), or unpacks them from it, with every thread several
+/// elements in flight ([`move_elements`]). An indexed layout's offsets are
 /// checked against `local` (its lists could have changed since its shape
 /// was checked); returns how many fell outside it and were skipped.
 ///
@@ -185,28 +230,12 @@ unsafe fn move_piece<T: DeviceCopy, L: Walk>(
     (start, n): (u64, u64),
     (half, to_half): (*mut T, bool),
 ) -> u64 {
-    let threads = block.threads() as u64;
-    let share = |th: &Thread| -> u64 {
-        let (mut e, mut skipped) = (start + th.index() as u64, 0);
-        while e < start + n {
-            let (o, h) = (mine.offset(e), half.add((e - start) as usize));
-            if !L::FIXED && o >= local.len() as u64 {
-                skipped += 1;
-            } else if to_half {
-                h.write(local.as_ptr().add(o as usize).read());
-            } else {
-                local.as_mut_ptr().add(o as usize).write(h.read());
-            }
-            e += threads;
-        }
-        skipped
-    };
-    if L::FIXED {
-        block.each_thread(|th| {
-            share(th);
-        });
-        0
+    let (packed, range, len) = (Packed { start }, (start, start + n), local.len() as u64);
+    if to_half {
+        let ends = (local.as_ptr(), half);
+        move_elements(block, (mine, packed, range), ends, (len, n))
     } else {
-        block.reduce(share, Sum)
+        let ends = (half as *const T, local.as_mut_ptr());
+        move_elements(block, (packed, mine, range), ends, (n, len))
     }
 }

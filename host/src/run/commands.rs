@@ -115,6 +115,8 @@ impl Services {
                     remote,
                     Request::Put { .. }
                         | Request::Get { .. }
+                        | Request::PutLaid { .. }
+                        | Request::GetLaid { .. }
                         | Request::Notify { .. }
                         | Request::Send { .. }
                         | Request::Fetch(_)
@@ -128,6 +130,8 @@ impl Services {
                         inline,
                     } => w.put(rank, &transfer, tag, inline)?,
                     Request::Get { transfer, tag } => w.get(rank, &transfer, tag)?,
+                    Request::PutLaid { transfer, tag } => w.put_laid(rank, &transfer, tag)?,
+                    Request::GetLaid { transfer, tag } => w.get_laid(rank, &transfer, tag)?,
                     Request::Notify { target, tag } => w.notify(rank, target, tag)?,
                     Request::Send { transfer, tag } => w.send_message(rank, &transfer, tag)?,
                     Request::Fetch(transfer) => w.fetch(rank, &transfer)?,

@@ -7,8 +7,7 @@
 //! to make room for a header. Decoding checks every length and kind, and
 //! rejects a malformed message with an error instead of trusting it.
 
-use super::wire::{Reader, Writer};
-use crate::error::{Error, Result};
+use super::wire::{put_ipc, Writer};
 use dcuda_device::abi::{SplitEntry, WindowEntry, NO_TAG};
 
 /// A window entry as sent at window exchange, with an IPC handle where the
@@ -58,6 +57,29 @@ pub(crate) enum Message<D> {
         bytes: u64,
         local: u64,
         tag: Option<u32>,
+    },
+    /// A rank's typed piece for world rank `target`: `data` starts with its
+    /// [`LaidPiece`](dcuda_device::abi::LaidPiece) header, which names where
+    /// in the window (from byte `offset`) its elements go.
+    PutLaid {
+        source: u32,
+        target: u32,
+        window: u32,
+        offset: u64,
+        tag: Option<u32>,
+        data: D,
+    },
+    /// A get of the elements `header` names (`bytes` of them packed) into
+    /// the requester's `local` address.
+    GetLaid {
+        source: u32,
+        target: u32,
+        window: u32,
+        offset: u64,
+        bytes: u64,
+        local: u64,
+        tag: Option<u32>,
+        header: D,
     },
     /// A piece of a get's data, for device rank `rank` of the requester.
     GetReply {
@@ -126,13 +148,11 @@ const SETUP: u8 = 10;
 const SYNC: u8 = 11;
 const ABORT: u8 = 12;
 const COMM_SYNC: u8 = 13;
+const PUT_LAID: u8 = 14;
+const GET_LAID: u8 = 15;
 
 fn tag_word(tag: Option<u32>) -> u32 {
     tag.unwrap_or(NO_TAG)
-}
-
-fn tag_of(word: u32) -> Option<u32> {
-    (word != NO_TAG).then_some(word)
 }
 
 impl Message<Vec<u8>> {
@@ -146,10 +166,19 @@ impl Message<Vec<u8>> {
                 offset,
                 tag,
                 data,
-            } => {
-                let w = Writer::default().u32(source).u32(target).u32(window);
-                (PUT, data, w.u64(offset).u32(tag_word(tag)))
-            }
+            } => (PUT, data, access((source, target, window, offset), tag)),
+            Message::PutLaid {
+                source,
+                target,
+                window,
+                offset,
+                tag,
+                data,
+            } => (
+                PUT_LAID,
+                data,
+                access((source, target, window, offset), tag),
+            ),
             Message::Get {
                 source,
                 target,
@@ -162,6 +191,20 @@ impl Message<Vec<u8>> {
                 let w = Writer::default().u32(source).u32(target).u32(window);
                 let w = w.u64(offset).u64(bytes).u64(local).u32(tag_word(tag));
                 (GET, Vec::new(), w)
+            }
+            Message::GetLaid {
+                source,
+                target,
+                window,
+                offset,
+                bytes,
+                local,
+                tag,
+                header,
+            } => {
+                let w = Writer::default().u32(source).u32(target).u32(window);
+                let w = w.u64(offset).u64(bytes).u64(local).u32(tag_word(tag));
+                (GET_LAID, header, w)
             }
             Message::GetReply {
                 rank,
@@ -245,167 +288,12 @@ impl Message<Vec<u8>> {
     }
 }
 
-fn malformed(reason: impl Into<String>) -> Error {
-    Error::Network {
-        call: "decode",
-        reason: reason.into(),
-    }
+/// The fields of a put: who, where, and its notification.
+fn access((source, target, window, offset): (u32, u32, u32, u64), tag: Option<u32>) -> Writer {
+    let w = Writer::default().u32(source).u32(target).u32(window);
+    w.u64(offset).u32(tag_word(tag))
 }
 
-impl<'a> Message<&'a [u8]> {
-    /// Decodes a message; the payload is borrowed from `bytes`.
-    pub fn decode(bytes: &'a [u8]) -> Result<Self> {
-        let [rest @ .., l0, l1, l2, l3, kind] = bytes else {
-            return Err(malformed(format!("a message of {} bytes", bytes.len())));
-        };
-        let len = u32::from_le_bytes([*l0, *l1, *l2, *l3]) as usize;
-        let Some(split) = rest.len().checked_sub(len) else {
-            return Err(malformed(format!(
-                "fields of {len} bytes in a message of {} bytes",
-                bytes.len()
-            )));
-        };
-        let (payload, fields) = rest.split_at(split);
-        let mut r = Reader::new(fields, "message");
-        let no_payload = |m: Self| {
-            if payload.is_empty() {
-                Ok(m)
-            } else {
-                Err(malformed(format!("message kind {kind} with a payload")))
-            }
-        };
-        let m = match *kind {
-            PUT => Message::Put {
-                source: r.u32()?,
-                target: r.u32()?,
-                window: r.u32()?,
-                offset: r.u64()?,
-                tag: tag_of(r.u32()?),
-                data: payload,
-            },
-            GET => no_payload(Message::Get {
-                source: r.u32()?,
-                target: r.u32()?,
-                window: r.u32()?,
-                offset: r.u64()?,
-                bytes: r.u64()?,
-                local: r.u64()?,
-                tag: tag_of(r.u32()?),
-            })?,
-            GET_REPLY => Message::GetReply {
-                rank: r.u32()?,
-                local: r.u64()?,
-                last: r.u8()? != 0,
-                data: payload,
-            },
-            SEND => Message::Send {
-                target: r.u32()?,
-                context: r.u32()?,
-                source: r.u32()?,
-                tag: r.u32()?,
-                data: payload,
-            },
-            SEND_MAPPED => {
-                let (target, context, source) = (r.u32()?, r.u32()?, r.u32()?);
-                let (tag, bytes, rank) = (r.u32()?, r.u64()?, r.u32()?);
-                let Some((handle, offset)) = get_ipc(&mut r)? else {
-                    return Err(malformed("a mapped message without its IPC handle"));
-                };
-                no_payload(Message::SendMapped {
-                    target,
-                    context,
-                    source,
-                    tag,
-                    bytes,
-                    rank,
-                    handle,
-                    offset,
-                })?
-            }
-            TAKEN => no_payload(Message::Taken { rank: r.u32()? })?,
-            SETUP => no_payload(Message::Setup(Setup {
-                ranks: r.u32()?,
-                node: r.u32()?,
-                traced: r.u8()? != 0,
-                pci: String::from_utf8_lossy(r.bytes()?).into_owned(),
-                counters: get_ipc(&mut r)?,
-                symmetric: match (r.opt_u64()?, r.opt_u64()?) {
-                    (Some(len), Some(at)) => Some((len, at)),
-                    _ => None,
-                },
-            }))?,
-            SYNC => {
-                let (seq, sent) = (r.u32()?, r.u64()?);
-                let window = match r.u8()? {
-                    0 => None,
-                    1 => {
-                        let id = r.u32()?;
-                        let n = r.u32()? as usize;
-                        let mut entries = Vec::with_capacity(n.min(fields.len()));
-                        for _ in 0..n {
-                            let raw = r.bytes()?;
-                            let entry = bytemuck::try_pod_read_unaligned(raw)
-                                .map_err(|_| malformed("a window entry of the wrong size"))?;
-                            entries.push(SharedEntry {
-                                entry,
-                                ipc: get_ipc(&mut r)?,
-                                symmetric: r.opt_u64()?,
-                            });
-                        }
-                        Some((id, entries))
-                    }
-                    other => return Err(malformed(format!("sync flag {other}"))),
-                };
-                no_payload(Message::Sync { seq, sent, window })?
-            }
-            COMM_SYNC => {
-                let (context, lead, seq, sent) = (r.u32()?, r.u32()?, r.u32()?, r.u64()?);
-                let n = r.u32()? as usize;
-                let mut entries = Vec::with_capacity(n.min(fields.len()));
-                for _ in 0..n {
-                    let world = r.u32()?;
-                    let e = bytemuck::try_pod_read_unaligned(r.bytes()?)
-                        .map_err(|_| malformed("a split entry of the wrong size"))?;
-                    entries.push((world, e));
-                }
-                no_payload(Message::CommSync {
-                    context,
-                    lead,
-                    seq,
-                    sent,
-                    entries,
-                })?
-            }
-            ABORT => no_payload(Message::Abort(
-                String::from_utf8_lossy(r.bytes()?).into_owned(),
-            ))?,
-            other => return Err(malformed(format!("unknown message kind {other}"))),
-        };
-        r.finish()?;
-        Ok(m)
-    }
-}
-
-fn put_ipc(w: Writer, ipc: Option<([u8; 64], u64)>) -> Writer {
-    match ipc {
-        None => w.u8(0),
-        Some((h, off)) => w.u8(1).bytes(&h).u64(off),
-    }
-}
-
-fn get_ipc(r: &mut Reader) -> Result<Option<([u8; 64], u64)>> {
-    match r.u8()? {
-        0 => Ok(None),
-        1 => {
-            let h: [u8; 64] = r
-                .bytes()?
-                .try_into()
-                .map_err(|_| malformed("an IPC handle of the wrong size"))?;
-            Ok(Some((h, r.u64()?)))
-        }
-        other => Err(malformed(format!("IPC flag {other}"))),
-    }
-}
-
+mod decode;
 #[cfg(test)]
 mod tests;

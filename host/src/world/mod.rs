@@ -13,6 +13,7 @@
 
 mod comm_sync;
 mod inbox;
+mod laid;
 mod message;
 mod receive;
 mod setup;

@@ -103,9 +103,17 @@ impl World {
             })
     }
 
+    /// The device rank on process `from` of world rank `source`, which
+    /// asked for a get.
+    fn requester(&self, from: u32, source: u32) -> Result<u32> {
+        source
+            .checked_sub(self.firsts[from as usize])
+            .ok_or_else(|| peer_error("receive", format!("process {from} asked for a get on behalf of world rank {source}, not one of its ranks")))
+    }
+
     /// The window entry of local world rank `target` for an access of
     /// `bytes` at `offset`, checked.
-    fn checked_entry(
+    pub(super) fn checked_entry(
         &self,
         source: u32,
         target: u32,
@@ -212,9 +220,7 @@ impl World {
             } => {
                 self.local_rank(from, target)?;
                 let e = self.checked_entry(source, target, window, offset, bytes)?;
-                let requester = source
-                    .checked_sub(self.firsts[from as usize])
-                    .ok_or_else(|| peer_error("receive", format!("process {from} asked for a get on behalf of world rank {source}, not one of its ranks")))?;
+                let requester = self.requester(from, source)?;
                 for (done, piece, last) in pieces(bytes) {
                     let mut data = staging(piece as usize);
                     self.runtime
@@ -227,6 +233,41 @@ impl World {
                     };
                     self.send_data(from, reply.encode())?;
                 }
+                self.notify_local(target, tag)
+            }
+            Message::PutLaid {
+                source,
+                target,
+                window,
+                offset,
+                tag,
+                data,
+            } => {
+                self.local_rank(from, target)?;
+                self.place(from, (source, target, window, offset), data)?;
+                self.notify_local(target, tag)
+            }
+            Message::GetLaid {
+                source,
+                target,
+                window,
+                offset,
+                bytes,
+                local,
+                tag,
+                header,
+            } => {
+                self.local_rank(from, target)?;
+                let requester = self.requester(from, source)?;
+                let place = (source, target, window, offset);
+                let data = self.gather(from, place, header, bytes)?;
+                let reply = Message::GetReply {
+                    rank: requester,
+                    local,
+                    last: true,
+                    data,
+                };
+                self.send_data(from, reply.encode())?;
                 self.notify_local(target, tag)
             }
             Message::GetReply {
@@ -327,6 +368,8 @@ fn kind<D>(m: &Message<D>) -> &'static str {
     match m {
         Message::Put { .. } => "put",
         Message::Get { .. } => "get",
+        Message::PutLaid { .. } => "put in a layout",
+        Message::GetLaid { .. } => "get in a layout",
         Message::GetReply { .. } => "get reply",
         Message::Send { .. } => "message",
         Message::SendMapped { .. } => "mapped message",

@@ -44,7 +44,7 @@ impl World {
     }
 
     /// The process of a target world rank named by a local rank's command.
-    fn target_process(&self, rank: u32, target: u32) -> Result<u32> {
+    pub(super) fn target_process(&self, rank: u32, target: u32) -> Result<u32> {
         self.process_of(target).ok_or_else(|| {
             peer_error(
                 "command",
@@ -211,21 +211,7 @@ impl World {
 
     /// A get by device rank `rank`: asks the target's host for the data.
     pub fn get(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
-        let end = t.local.checked_add(t.bytes).ok_or_else(|| {
-            peer_error(
-                "command",
-                format!(
-                    "device rank {rank} asked for a get of {} bytes into {:#x}, which wraps around",
-                    t.bytes, t.local
-                ),
-            )
-        })?;
-        self.gets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(rank)
-            .or_default()
-            .push((t.local, end));
+        self.expect_reply(rank, t.local, t.bytes)?;
         let msg = Message::Get {
             source: self.first() + rank,
             target: t.target,
@@ -236,6 +222,28 @@ impl World {
             tag,
         };
         self.send_data(self.target_process(rank, t.target)?, msg.encode())
+    }
+}
+
+impl World {
+    /// Records a get of device rank `rank` of `bytes` into `local`, whose
+    /// replies may then land there.
+    pub(super) fn expect_reply(&self, rank: u32, local: u64, bytes: u64) -> Result<()> {
+        let end = local.checked_add(bytes).ok_or_else(|| {
+            peer_error(
+                "command",
+                format!(
+                    "device rank {rank} asked for a get of {bytes} bytes into {local:#x}, which wraps around"
+                ),
+            )
+        })?;
+        self.gets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(rank)
+            .or_default()
+            .push((local, end));
+        Ok(())
     }
 }
 

@@ -100,6 +100,36 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// An optional IPC handle and offset.
+pub(crate) fn put_ipc(w: Writer, ipc: Option<([u8; 64], u64)>) -> Writer {
+    match ipc {
+        None => w.u8(0),
+        Some((h, off)) => w.u8(1).bytes(&h).u64(off),
+    }
+}
+
+/// An optional IPC handle and offset, as [`put_ipc`] wrote it.
+pub(crate) fn get_ipc(r: &mut Reader) -> Result<Option<([u8; 64], u64)>> {
+    match r.u8()? {
+        0 => Ok(None),
+        1 => {
+            let h: [u8; 64] = r
+                .bytes()?
+                .try_into()
+                .map_err(|_| malformed("an IPC handle of the wrong size".into()))?;
+            Ok(Some((h, r.u64()?)))
+        }
+        other => Err(malformed(format!("IPC flag {other}"))),
+    }
+}
+
+fn malformed(reason: String) -> Error {
+    Error::Network {
+        call: "decode",
+        reason,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -320,8 +320,9 @@ fn main() {
             ),
             (
                 "typed transfers across processes",
-                // 100²: the transposed get takes two pieces of the staging.
-                Box::new(|| dcuda_tests::typed::check_typed(rt, m, run.layout(), (64, 100))),
+                // 132²: the transposed get takes two pieces of the staging,
+                // each one access the target's host places.
+                Box::new(|| dcuda_tests::typed::check_typed(rt, m, run.layout(), (64, 132))),
             ),
             (
                 "indexed layouts across processes",

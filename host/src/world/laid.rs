@@ -1,0 +1,265 @@
+//! Typed pieces through the hosts: a rank packs a piece of a typed put
+//! or get into its staging half behind a [`LaidPiece`] header, and hands
+//! it over as one access. The origin's host sends it as one message; the
+//! target's host places its elements in the window, or gathers them for a
+//! get, in as few 2D copies as the layout allows (one per plane of a
+//! sub-block, one per piece of a column), so that a layout of many short
+//! runs costs a message a piece, not one a run.
+
+use super::message::Message;
+use super::setup::peer_error;
+use super::transfer::staging;
+use super::World;
+use crate::error::Result;
+use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER};
+use dcuda_device::Datatype;
+
+/// Rows further apart than this are copied one by one: a 2D copy's pitch
+/// has a limit (`CU_DEVICE_ATTRIBUTE_MAX_PITCH`, 2³¹ − 1 bytes here).
+const MAX_PITCH: u64 = 1 << 30;
+
+/// A checked header: elements `first..first + count` of `dt`, each
+/// `elem` bytes.
+#[derive(Debug)]
+pub(super) struct Laid {
+    dt: Datatype,
+    first: u64,
+    count: u64,
+    elem: u64,
+}
+
+/// `rows` runs of `width` elements, `pitch` elements apart, from element
+/// `start` of the window's layout: one 2D copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Rect {
+    start: u64,
+    width: u64,
+    pitch: u64,
+    rows: u64,
+}
+
+/// Reads the header at the start of `bytes` and checks it against the
+/// `data` bytes of elements that follow it (put) or are asked for (get).
+pub(super) fn read_header(bytes: &[u8], data: u64) -> std::result::Result<Laid, String> {
+    let raw: LaidPiece = bytes
+        .get(..LAID_HEADER)
+        .and_then(|h| bytemuck::try_pod_read_unaligned(h).ok())
+        .ok_or_else(|| format!("a piece of {} bytes, shorter than its header", bytes.len()))?;
+    let dt = Datatype::of_piece(&raw)
+        .map_err(|e| format!("the piece's header names no datatype: {e}"))?;
+    let (first, count, elem) = (raw.first, raw.count as u64, raw.elem as u64);
+    if elem == 0 {
+        return Err("the piece's elements have 0 bytes".into());
+    }
+    if first.checked_add(count).is_none_or(|end| end > dt.size()) {
+        return Err(format!(
+            "the piece holds elements {first}..{} of a datatype of {}",
+            first.saturating_add(count),
+            dt.size()
+        ));
+    }
+    if count.checked_mul(elem) != Some(data) {
+        return Err(format!(
+            "the piece holds {count} elements of {elem} bytes, but {data} bytes of data"
+        ));
+    }
+    Ok(Laid {
+        dt,
+        first,
+        count,
+        elem,
+    })
+}
+
+impl Laid {
+    /// The piece's runs in element order, each run joined to the last
+    /// rectangle where it has the same width and the same distance from
+    /// the row before.
+    pub(super) fn rects(&self) -> Vec<Rect> {
+        let mut out: Vec<Rect> = Vec::new();
+        let (block, end) = (self.dt.block_len() as u64, self.first + self.count);
+        let mut e = self.first;
+        while e < end {
+            let at = self.dt.offset(e);
+            let width = if self.dt.is_contiguous() {
+                end - e
+            } else {
+                (block - e % block).min(end - e)
+            };
+            let joins = |r: &Rect| {
+                let next = r.start + r.rows * r.pitch;
+                r.width == width
+                    && if r.rows == 1 {
+                        at >= r.start + width && at - r.start <= MAX_PITCH / self.elem
+                    } else {
+                        at == next
+                    }
+            };
+            match out.last_mut() {
+                Some(r) if joins(r) => {
+                    if r.rows == 1 {
+                        r.pitch = at - r.start;
+                    }
+                    r.rows += 1;
+                }
+                _ => out.push(Rect {
+                    start: at,
+                    width,
+                    pitch: width,
+                    rows: 1,
+                }),
+            }
+            e += width;
+        }
+        out
+    }
+
+    /// The bytes `(lo, hi)` the rectangles reach, from the layout's
+    /// element 0; `None` past 2⁶⁴.
+    fn span(&self, rects: &[Rect]) -> Option<(u64, u64)> {
+        let lo = rects.iter().map(|r| r.start).min()?;
+        let mut hi = 0u64;
+        for r in rects {
+            let last = r.start.checked_add((r.rows - 1).checked_mul(r.pitch)?)?;
+            hi = hi.max(last.checked_add(r.width)?);
+        }
+        Some((lo.checked_mul(self.elem)?, hi.checked_mul(self.elem)?))
+    }
+}
+
+/// Where a piece goes: `(source, target, window, byte offset of the
+/// layout's element 0)`.
+pub(super) type Place = (u32, u32, u32, u64);
+
+impl World {
+    /// A typed piece from device rank `rank` ([`Request::PutLaid`]): its
+    /// header and data, read in one copy, sent in one message.
+    ///
+    /// [`Request::PutLaid`]: dcuda_device::abi::Request::PutLaid
+    pub fn put_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        let to = self.target_process(rank, t.target)?;
+        let mut data = staging(t.bytes as usize);
+        self.runtime.read_device(t.local, &mut data)?;
+        let data_bytes = t.bytes - LAID_HEADER as u64;
+        read_header(&data, data_bytes).map_err(|why| {
+            let what = format!(
+                "device rank {rank} handed a put in a layout to world rank {}: {why}",
+                t.target
+            );
+            peer_error("command", what)
+        })?;
+        let msg = Message::PutLaid {
+            source: self.first() + rank,
+            target: t.target,
+            window: t.window,
+            offset: t.offset,
+            tag,
+            data,
+        };
+        self.send_data(to, msg.encode())?;
+        self.complete(rank);
+        Ok(())
+    }
+
+    /// A typed get of device rank `rank` ([`Request::GetLaid`]): asks the
+    /// target's host for the elements its header names, into the bytes
+    /// after the header.
+    ///
+    /// [`Request::GetLaid`]: dcuda_device::abi::Request::GetLaid
+    pub fn get_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        let mut header = vec![0u8; LAID_HEADER];
+        self.runtime.read_device(t.local, &mut header)?;
+        let bytes = t.bytes - LAID_HEADER as u64;
+        read_header(&header, bytes).map_err(|why| {
+            let what = format!(
+                "device rank {rank} handed a get in a layout from world rank {}: {why}",
+                t.target
+            );
+            peer_error("command", what)
+        })?;
+        let local = t.local + LAID_HEADER as u64;
+        self.expect_reply(rank, local, bytes)?;
+        let msg = Message::GetLaid {
+            source: self.first() + rank,
+            target: t.target,
+            window: t.window,
+            offset: t.offset,
+            bytes,
+            local,
+            tag,
+            header,
+        };
+        self.send_data(self.target_process(rank, t.target)?, msg.encode())
+    }
+
+    /// At the target: the checked header of a piece from process `from`
+    /// for `place`, of `data` bytes, its rectangles, and the window's
+    /// address of the layout's element 0.
+    fn laid_at(
+        &self,
+        from: u32,
+        (source, target, window, offset): Place,
+        header: &[u8],
+        data: u64,
+    ) -> Result<(Laid, Vec<Rect>, u64)> {
+        let bad = |why: String| {
+            let what = format!("process {from} sent an access in a layout of rank {source} to rank {target}: {why}");
+            peer_error("receive", what)
+        };
+        let laid = read_header(header, data).map_err(bad)?;
+        let rects = laid.rects();
+        let (lo, hi) = laid
+            .span(&rects)
+            .and_then(|(lo, hi)| Some((offset.checked_add(lo)?, offset.checked_add(hi)?)))
+            .ok_or_else(|| bad("the piece reaches past 2^64 bytes".into()))?;
+        let e = self.checked_entry(source, target, window, lo, hi - lo)?;
+        Ok((laid, rects, e.base + offset))
+    }
+
+    /// At the target: places a piece's elements (`bytes`: header, then
+    /// data) in the window.
+    pub(super) fn place(&self, from: u32, place: Place, bytes: &[u8]) -> Result<()> {
+        let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
+        let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
+        let mut at = LAID_HEADER;
+        for r in rects {
+            let n = (r.rows * r.width * laid.elem) as usize;
+            let (pitch, width) = (r.pitch * laid.elem, r.width * laid.elem);
+            let dst = base + r.start * laid.elem;
+            let src = &bytes[at..at + n];
+            self.runtime
+                .device
+                .write_2d(dst, pitch as usize, width as usize, src)?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// At the target: gathers the `bytes` of elements `header` names from
+    /// the window.
+    pub(super) fn gather(
+        &self,
+        from: u32,
+        place: Place,
+        header: &[u8],
+        bytes: u64,
+    ) -> Result<Vec<u8>> {
+        let (laid, rects, base) = self.laid_at(from, place, header, bytes)?;
+        let mut data = staging(bytes as usize);
+        let mut at = 0;
+        for r in rects {
+            let n = (r.rows * r.width * laid.elem) as usize;
+            let (pitch, width) = (r.pitch * laid.elem, r.width * laid.elem);
+            let src = base + r.start * laid.elem;
+            let dst = &mut data[at..at + n];
+            self.runtime
+                .device
+                .read_2d(src, pitch as usize, width as usize, dst)?;
+            at += n;
+        }
+        Ok(data)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+use super::*;
+
+fn header(dt: &Datatype, first: u64, elem: u32, count: u32) -> Vec<u8> {
+    bytemuck::bytes_of(&dt.piece(first, elem, count)).to_vec()
+}
+
+/// Every element's offset, in order, as the datatype walks them.
+fn offsets(dt: &Datatype, first: u64, count: u64) -> Vec<u64> {
+    (first..first + count).map(|e| dt.offset(e)).collect()
+}
+
+/// The elements the rectangles cover, in order.
+fn covered(rects: &[Rect]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for r in rects {
+        for row in 0..r.rows {
+            for x in 0..r.width {
+                out.push(r.start + row * r.pitch + x);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_column_piece_is_one_rectangle() {
+    let column = Datatype::vector(4096, 1, 4096).shifted(1).unwrap();
+    let laid = read_header(&header(&column, 100, 4, 1000), 4000).unwrap();
+    let rects = laid.rects();
+    assert_eq!(
+        rects,
+        [Rect {
+            start: 100 * 4096 + 1,
+            width: 1,
+            pitch: 4096,
+            rows: 1000
+        }]
+    );
+    assert_eq!(covered(&rects), offsets(&column, 100, 1000));
+}
+
+#[test]
+fn a_sub_block_piece_is_a_rectangle_a_plane_and_its_ends() {
+    let block = Datatype::subarray_3d([32, 32, 32], [8, 8, 8], [4, 4, 4]).unwrap();
+    // From the middle of a row to the middle of a row two planes on.
+    let (first, count) = (5, 2 * 64 + 7);
+    let laid = read_header(&header(&block, first, 8, count as u32), count * 8).unwrap();
+    let rects = laid.rects();
+    assert_eq!(covered(&rects), offsets(&block, first, count));
+    // The partial first row, the rest of its plane, the next plane, one
+    // row of the third and the partial last row.
+    assert_eq!(rects.len(), 5, "{rects:?}");
+    assert_eq!(rects[1].pitch, 32);
+    assert_eq!(rects[2].rows, 8);
+}
+
+#[test]
+fn any_piece_of_any_layout_covers_its_elements_in_order() {
+    let layouts = [
+        Datatype::contiguous(50),
+        Datatype::vector(7, 3, 5),
+        Datatype::subarray_2d([9, 11], [4, 5], [2, 3]).unwrap(),
+        Datatype::vector_of(3, 200, Datatype::vector(4, 2, 9)).unwrap(),
+    ];
+    for dt in layouts {
+        for first in 0..dt.size() {
+            for count in 0..=dt.size() - first {
+                let h = header(&dt, first, 2, count as u32);
+                let rects = read_header(&h, 2 * count).unwrap().rects();
+                assert_eq!(
+                    covered(&rects),
+                    offsets(&dt, first, count),
+                    "{dt:?} {first} {count}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_headers_are_refused_with_the_reason() {
+    let column = Datatype::vector(16, 1, 16);
+    let good = header(&column, 0, 4, 16);
+    assert!(read_header(&good, 64).is_ok());
+    let err = read_header(&good, 60).unwrap_err();
+    assert!(
+        err.contains("16 elements of 4 bytes, but 60 bytes"),
+        "{err}"
+    );
+    let err = read_header(&header(&column, 10, 4, 16), 64).unwrap_err();
+    assert!(err.contains("elements 10..26 of a datatype of 16"), "{err}");
+    let err = read_header(&header(&column, 0, 0, 16), 0).unwrap_err();
+    assert!(err.contains("0 bytes"), "{err}");
+    assert!(read_header(&good[..10], 64)
+        .unwrap_err()
+        .contains("shorter than its header"));
+    let mut huge: LaidPiece = bytemuck::pod_read_unaligned(&good);
+    huge.strides[0] = u64::MAX / 2;
+    let err = read_header(bytemuck::bytes_of(&huge), 64).unwrap_err();
+    assert!(err.contains("names no datatype"), "{err}");
+}
