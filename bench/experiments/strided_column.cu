@@ -36,6 +36,7 @@ constexpr int N = 4096, COL = 1;
 // 5: as 1 with ld.global.cg.
 // 6: as 1 with ld.global.nc.L1::no_allocate.
 // 7: contiguous 16 KiB (reference): 4096 floats, float4 a thread.
+// 8: as 1 through generic addresses (ld.b32/st.b32, as rustc emits them).
 template <int V>
 __device__ void copy(const float *__restrict__ src, float *__restrict__ dst) {
     int t = threadIdx.x, T = blockDim.x;
@@ -72,6 +73,18 @@ __device__ void copy(const float *__restrict__ src, float *__restrict__ dst) {
         for (int k = 0; k < 16; k++) v[k] = src[(size_t)(t * 16 + k) * N + COL];
 #pragma unroll
         for (int k = 0; k < 16; k++) dst[(size_t)(t * 16 + k) * N + COL] = v[k];
+    } else if (V == 8) {
+        float v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const float *p = src + (size_t)(t + k * T) * N + COL;
+            asm volatile("ld.b32 %0, [%1];" : "=f"(v[k]) : "l"(p));
+        }
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            float *p = dst + (size_t)(t + k * T) * N + COL;
+            asm volatile("st.b32 [%0], %1;" :: "l"(p), "f"(v[k]) : "memory");
+        }
     } else {
         const float4 *s = (const float4 *)src;
         float4 *d = (float4 *)dst;
@@ -97,13 +110,42 @@ __global__ void bench(const float *src, float *dst, unsigned *flag, int reps, ui
 }
 
 typedef void (*Kernel)(const float *, float *, unsigned *, int, uint64_t *);
-static const Kernel kernels[8] = {bench<0>, bench<1>, bench<2>, bench<3>,
-                                  bench<4>, bench<5>, bench<6>, bench<7>};
-static const char *names[8] = {
+static const Kernel kernels[9] = {bench<0>, bench<1>, bench<2>, bench<3>, bench<4>,
+                                  bench<5>, bench<6>, bench<7>, bench<8>};
+static const char *names[9] = {
     "rows by lane, 4 in flight (dcuda)", "rows by lane, 16 in flight",
     "16 rows a thread, 1 in flight (iput)", "16 rows a thread, 16 in flight",
     "rows by lane, 4 in flight, ld.cg", "rows by lane, 16 in flight, ld.cg",
-    "rows by lane, 16 in flight, ld.nc", "contiguous 16 KiB (reference)"};
+    "rows by lane, 16 in flight, ld.nc", "contiguous 16 KiB (reference)",
+    "rows by lane, 16 in flight, generic"};
+
+// The ping-pong of bench_typed without a runtime: block 0 on GPU `me`
+// puts the column of its array `mine` into the peer's array `theirs`,
+// fences, raises the peer's flag, waits for its own; the other answers.
+// Half a round trip, the device clock, over `reps`.
+template <int V>
+__global__ void pingpong(const float *mine, float *theirs, volatile unsigned *my_flag,
+                         unsigned *their_flag, int me, int reps, uint64_t *out) {
+    uint64_t t0 = now();
+    for (int r = 1; r <= reps; r++) {
+        if (me == 1) {
+            if (threadIdx.x == 0) while (*my_flag < (unsigned)r) {}
+            __syncthreads();
+        }
+        copy<V>(mine, theirs);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence_system();
+            atomicAdd_system(their_flag, 1);
+        }
+        if (me == 0) {
+            if (threadIdx.x == 0) while (*my_flag < (unsigned)r) {}
+            __syncthreads();
+        }
+    }
+    uint64_t t1 = now();
+    if (threadIdx.x == 0) *out = (t1 - t0) / (2 * reps);
+}
 
 int main() {
     int gpus = 0;
@@ -127,9 +169,49 @@ int main() {
         CHECK(cudaSetDevice(0));
     }
     printf("where,variant,median_us,p90_us\n");
+    if (gpus > 1) {
+        // bench_typed's shape of the exchange, between the two GPUs.
+        float *b;
+        unsigned *f0, *f1;
+        uint64_t *out1;
+        CHECK(cudaMalloc(&f0, 4));
+        CHECK(cudaMemset(f0, 0, 4));
+        CHECK(cudaSetDevice(1));
+        CHECK(cudaDeviceEnablePeerAccess(0, 0));
+        CHECK(cudaMalloc(&b, bytes));
+        CHECK(cudaMemset(b, 0, bytes));
+        CHECK(cudaMalloc(&f1, 4));
+        CHECK(cudaMalloc(&out1, 8));
+        CHECK(cudaSetDevice(0));
+        const int pv[4] = {0, 1, 8, 7};
+        const char *pn[4] = {"4 in flight", "16 in flight", "16 in flight, generic", "contiguous"};
+        for (int i = 0; i < 4; i++) {
+            std::vector<double> us;
+            for (int l = 0; l < 11; l++) {
+                CHECK(cudaMemset(f0, 0, 4));
+                CHECK(cudaSetDevice(1));
+                CHECK(cudaMemset(f1, 0, 4));
+                CHECK(cudaDeviceSynchronize());
+                void (*k)(const float *, float *, volatile unsigned *, unsigned *, int, int, uint64_t *) =
+                    pv[i] == 0 ? pingpong<0> : pv[i] == 1 ? pingpong<1> : pv[i] == 8 ? pingpong<8> : pingpong<7>;
+                k<<<1, 256>>>(b, src, f1, f0, 1, 400, out1);
+                CHECK(cudaSetDevice(0));
+                k<<<1, 256>>>(src, b, f0, f1, 0, 400, out);
+                CHECK(cudaDeviceSynchronize());
+                CHECK(cudaSetDevice(1));
+                CHECK(cudaDeviceSynchronize());
+                CHECK(cudaSetDevice(0));
+                uint64_t ns;
+                CHECK(cudaMemcpy(&ns, out, 8, cudaMemcpyDeviceToHost));
+                if (l > 0) us.push_back(ns / 1e3);
+            }
+            std::sort(us.begin(), us.end());
+            printf("ping-pong,%s,%.3f,%.3f\n", pn[i], us[us.size() / 2], us[us.size() * 9 / 10]);
+        }
+    }
     for (int where = 0; where < (gpus > 1 ? 2 : 1); where++) {
         float *dst = where ? dst_peer : dst_here;
-        for (int v = 0; v < 8; v++) {
+        for (int v = 0; v < 9; v++) {
             std::vector<double> us;
             for (int l = 0; l < launches; l++) {
                 kernels[v]<<<1, 256>>>(src, dst, flag, reps, out);

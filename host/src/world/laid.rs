@@ -11,12 +11,16 @@ use super::setup::peer_error;
 use super::transfer::staging;
 use super::World;
 use crate::error::Result;
-use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER};
+use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER, STAGE_HALF};
 use dcuda_device::Datatype;
 
 /// Rows further apart than this are copied one by one: a 2D copy's pitch
 /// has a limit (`CU_DEVICE_ATTRIBUTE_MAX_PITCH`, 2³¹ − 1 bytes here).
 const MAX_PITCH: u64 = 1 << 30;
+
+/// Bytes of the device scratch a piece is copied to before its elements
+/// are placed (a whole staging half: every piece a rank makes fits).
+pub(super) const SCRATCH: usize = STAGE_HALF;
 
 /// A checked header: elements `first..first + count` of `dt`, each
 /// `elem` bytes.
@@ -216,27 +220,69 @@ impl World {
         Ok((laid, rects, e.base + offset))
     }
 
+    /// Runs `f` with the receive thread's device scratch of [`SCRATCH`]
+    /// bytes, made on first use.
+    fn with_scratch<R>(&self, f: impl FnOnce(u64) -> Result<R>) -> Result<R> {
+        let mut scratch = self.laid_scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if *scratch == 0 {
+            *scratch = self.runtime.device.alloc(SCRATCH)?;
+        }
+        f(*scratch)
+    }
+
     /// At the target: places a piece's elements (`bytes`: header, then
-    /// data) in the window.
+    /// data) in the window: the data in one copy to the device, then a
+    /// device copy per rectangle (a 2D copy from host memory goes row by
+    /// row through the driver's staging, one copy a row).
     pub(super) fn place(&self, from: u32, place: Place, bytes: &[u8]) -> Result<()> {
         let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
-        let mut at = LAID_HEADER;
-        for r in rects {
-            let n = (r.rows * r.width * laid.elem) as usize;
-            let (pitch, width) = (r.pitch * laid.elem, r.width * laid.elem);
-            let dst = base + r.start * laid.elem;
-            let src = &bytes[at..at + n];
-            self.runtime
-                .device
-                .write_2d(dst, pitch as usize, width as usize, src)?;
-            at += n;
+        let payload = &bytes[LAID_HEADER..];
+        let device = &self.runtime.device;
+        if payload.len() > SCRATCH {
+            // Not a piece a rank makes; still placed, row by row.
+            let mut at = 0;
+            for r in rects {
+                let n = (r.rows * r.width * laid.elem) as usize;
+                let (pitch, width) = (
+                    (r.pitch * laid.elem) as usize,
+                    (r.width * laid.elem) as usize,
+                );
+                device.write_2d(
+                    base + r.start * laid.elem,
+                    pitch,
+                    width,
+                    &payload[at..at + n],
+                )?;
+                at += n;
+            }
+            return Ok(());
         }
-        Ok(())
+        self.with_scratch(|scratch| {
+            self.runtime.write_device(scratch, payload)?;
+            let mut at = 0;
+            for r in rects {
+                let (pitch, width) = (
+                    (r.pitch * laid.elem) as usize,
+                    (r.width * laid.elem) as usize,
+                );
+                let dst = base + r.start * laid.elem;
+                device.copy_2d(
+                    dst,
+                    pitch,
+                    scratch + at as u64,
+                    width,
+                    width,
+                    r.rows as usize,
+                )?;
+                at += width * r.rows as usize;
+            }
+            Ok(())
+        })
     }
 
     /// At the target: gathers the `bytes` of elements `header` names from
-    /// the window.
+    /// the window, by device copies into the scratch and one copy out.
     pub(super) fn gather(
         &self,
         from: u32,
@@ -246,18 +292,46 @@ impl World {
     ) -> Result<Vec<u8>> {
         let (laid, rects, base) = self.laid_at(from, place, header, bytes)?;
         let mut data = staging(bytes as usize);
-        let mut at = 0;
-        for r in rects {
-            let n = (r.rows * r.width * laid.elem) as usize;
-            let (pitch, width) = (r.pitch * laid.elem, r.width * laid.elem);
-            let src = base + r.start * laid.elem;
-            let dst = &mut data[at..at + n];
-            self.runtime
-                .device
-                .read_2d(src, pitch as usize, width as usize, dst)?;
-            at += n;
+        let device = &self.runtime.device;
+        if data.len() > SCRATCH {
+            let mut at = 0;
+            for r in rects {
+                let n = (r.rows * r.width * laid.elem) as usize;
+                let (pitch, width) = (
+                    (r.pitch * laid.elem) as usize,
+                    (r.width * laid.elem) as usize,
+                );
+                device.read_2d(
+                    base + r.start * laid.elem,
+                    pitch,
+                    width,
+                    &mut data[at..at + n],
+                )?;
+                at += n;
+            }
+            return Ok(data);
         }
-        Ok(data)
+        self.with_scratch(|scratch| {
+            let mut at = 0;
+            for r in rects {
+                let (pitch, width) = (
+                    (r.pitch * laid.elem) as usize,
+                    (r.width * laid.elem) as usize,
+                );
+                let src = base + r.start * laid.elem;
+                device.copy_2d(
+                    scratch + at as u64,
+                    width,
+                    src,
+                    pitch,
+                    width,
+                    r.rows as usize,
+                )?;
+                at += width * r.rows as usize;
+            }
+            self.runtime.read_device(scratch, &mut data)?;
+            Ok(data)
+        })
     }
 }
 

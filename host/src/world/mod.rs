@@ -101,6 +101,9 @@ pub(crate) struct World {
     comm_exchange: u64,
     /// Two-sided messages from other processes for this process's ranks.
     inbox: Mutex<inbox::Inbox>,
+    /// Device memory of a staging half where the receive thread puts a
+    /// typed piece before it places it (0 until the first).
+    laid_scratch: Mutex<u64>,
 }
 
 impl World {
@@ -193,6 +196,13 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        let scratch = *self
+            .laid_scratch
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
+        if scratch != 0 {
+            self.runtime.device.free(scratch, laid::SCRATCH);
+        }
         if let Some(peers) = self.runtime.device.peers() {
             for (_, (a, _)) in self
                 .mappings
