@@ -256,6 +256,8 @@ if want typed; then
   step "bench_typed -np 2 as two nodes" env DCUDA_NODE=process mpi 2 bench/bench_typed --out "$res/bench/typed-two-nodes"
   ready
   [ -x /tmp/nvshmem_typed ] && step "nvshmem typed baseline" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 20 > $res/bench/typed/typed-nvshmem.csv"
+  # Streams of 16, as bench_typed's stream measure.
+  [ -x /tmp/nvshmem_typed ] && step "nvshmem typed baseline, streams" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 4 16 > $res/bench/typed/typed-nvshmem-stream.csv"
 fi
 # Latency and bandwidth over NVLink against NVSHMEM.
 # The NVSHMEM baselines first, so that bench_world puts them in its CSV,

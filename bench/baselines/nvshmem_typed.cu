@@ -9,9 +9,13 @@
 //            its 4096 rows of 64 floats, nvshmem_float_put_nbi per row,
 //            spread over the threads.
 // After the block's puts, thread 0 quiets and sets the peer's signal; the
-// peer waits for it, then answers the same way.
-//   mpirun -np 2 nvshmem_typed BATCHES ITERS > typed-nvshmem.csv
-// prints `shape,bytes,batch,half_rtt_us` from PE 0.
+// peer waits for it, then answers the same way (WINDOW 1, a ping-pong).
+// With WINDOW > 1, PE 0 moves the shape WINDOW times, then quiets and
+// signals once; PE 1 answers with a signal alone (a stream, as OSU's
+// put_bw measures bandwidth).
+//   mpirun -np 2 nvshmem_typed BATCHES ITERS [WINDOW] > typed-nvshmem.csv
+// prints `shape,bytes,batch,half_rtt_us` (WINDOW 1) or
+// `shape,bytes,batch,us_per_transfer` from PE 0.
 #include <cstdint>
 #include <vector>
 #include "nvshmem_mpi.cuh"
@@ -43,17 +47,26 @@ __device__ void signal(uint64_t *sig, uint64_t value, int peer) {
 }
 
 __global__ void pingpong(float *a, uint64_t *sig, int shape, int n, int batches, int iters,
-                         unsigned long long *out) {
+                         int window, unsigned long long *out) {
     int me = nvshmem_my_pe(), peer = 1 - me;
     uint64_t step = 0;
     for (int b = 0; b <= batches; b++) {
         unsigned long long t0 = now();
         for (int i = 0; i < iters; i++) {
             step++;
-            if (me == 1) wait_for(sig, step);
-            move(a, shape, n, peer);
-            signal(sig, step, peer);
-            if (me == 0) wait_for(sig, step);
+            if (window == 1) {
+                if (me == 1) wait_for(sig, step);
+                move(a, shape, n, peer);
+                signal(sig, step, peer);
+                if (me == 0) wait_for(sig, step);
+            } else if (me == 0) {
+                for (int w = 0; w < window; w++) move(a, shape, n, peer);
+                signal(sig, step, peer);
+                wait_for(sig, step);
+            } else {
+                wait_for(sig, step);
+                signal(sig, step, peer);
+            }
         }
         unsigned long long t1 = now();
         if (me == 0 && threadIdx.x == 0 && b > 0) out[b - 1] = t1 - t0;
@@ -64,10 +77,11 @@ int main(int argc, char **argv) {
     int rank, size;
     init_nvshmem_over_mpi(&argc, &argv, &rank, &size);
     if (size != 2) { if (!rank) fprintf(stderr, "run with mpirun -np 2\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
-    int batches = atoi(argv[1]), iters = atoi(argv[2]);
+    int batches = atoi(argv[1]), iters = atoi(argv[2]), window = argc > 3 ? atoi(argv[3]) : 1;
+    if (window < 1) window = 1;
     unsigned long long *out;
     CHECK(cudaMalloc(&out, batches * sizeof(*out)));
-    if (rank == 0) printf("shape,bytes,batch,half_rtt_us\n");
+    if (rank == 0) printf("shape,bytes,batch,%s\n", window == 1 ? "half_rtt_us" : "us_per_transfer");
     const int sides[2] = {4096, 512};
     const char *names[2] = {"column of 4096x4096 f32", "64^3 block of 512^3 f32"};
     for (int shape = 0; shape < 2; shape++) {
@@ -80,13 +94,14 @@ int main(int argc, char **argv) {
         CHECK(cudaMemset(sig, 0, sizeof(uint64_t)));
         CHECK(cudaDeviceSynchronize());
         nvshmem_barrier_all();
-        pingpong<<<1, 256>>>(a, sig, shape, n, batches, iters, out);
+        pingpong<<<1, 256>>>(a, sig, shape, n, batches, iters, window, out);
         CHECK(cudaDeviceSynchronize());
         std::vector<unsigned long long> ns(batches);
         CHECK(cudaMemcpy(ns.data(), out, batches * sizeof(*out), cudaMemcpyDeviceToHost));
         if (rank == 0)
             for (int b = 0; b < batches; b++)
-                printf("%s,%zu,%d,%.4f\n", names[shape], bytes, b, ns[b] / 1e3 / iters / 2.0);
+                printf("%s,%zu,%d,%.4f\n", names[shape], bytes, b,
+                       ns[b] / 1e3 / iters / (window == 1 ? 2.0 : window));
         nvshmem_barrier_all();
         nvshmem_free(sig);
         nvshmem_free(a);

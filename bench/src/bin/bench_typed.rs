@@ -5,9 +5,11 @@
 //! ranks of one GPU, or, under `mpirun -np 2`, one rank on each of two
 //! GPUs (the direct route over NVLink), for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
 //! the 64³ block of a 512³ `f32` array. All in one kernel
-//! (`typed_bench`), timed with the device clock per batch; latency is half
-//! a ping-pong round trip (median and p99 over the batches), bandwidth the
-//! shape's bytes over the median.
+//! (`typed_bench`), timed with the device clock per batch, two ways:
+//! `latency`, half a ping-pong round trip; `stream`, the time a transfer
+//! of a stream of 16 takes, the last notified and answered (as OSU's
+//! `put_bw` measures bandwidth). Median and p99 over the batches; GB/s is
+//! the shape's bytes over the median.
 //!
 //! bench_typed [--quick] [--out DIR]
 //!
@@ -30,13 +32,19 @@ const THREADS: u32 = 256;
 /// The ways, as `TypedBenchArgs::mode` numbers them.
 const WAYS: [&str; 3] = ["typed", "pack+put+unpack", "contiguous"];
 
-/// Half round trips, in µs, of `mode` on `shape` of side `n`.
-fn half_round_trips(
+/// Transfers a round trip of the stream measure.
+const WINDOW: u32 = 16;
+/// The measures: name and transfers a round trip.
+const MEASURES: [(&str, u32); 2] = [("latency", 1), ("stream", WINDOW)];
+
+/// The time of one transfer, in µs, of `mode` on `shape` of side `n`: half
+/// a round trip (`window` 1), or a round trip over its `window` transfers.
+fn per_transfer(
     rt: &Runtime,
     module: &Module,
     (shape, n): (u32, u32),
     mode: u32,
-    (batches, iters): (u32, u32),
+    (batches, iters, window): (u32, u32, u32),
 ) -> Result<Stats> {
     let (array_len, elems) = if shape == 0 {
         ((n * n) as usize, n as usize)
@@ -53,6 +61,7 @@ fn half_round_trips(
         n,
         batches,
         iters,
+        window,
         array: array.slice(),
         staging: staging.slice(),
         out: out.slice(),
@@ -62,9 +71,8 @@ fn half_round_trips(
     // output per batch.
     unsafe { module.run(&TYPED_BENCH, &config, &args)? };
     let ns = out.download()?;
-    Ok(stats(
-        ns.iter().map(|&t| t as f64 / iters as f64 / 2.0).collect(),
-    ))
+    let per = iters as f64 * if window == 1 { 2.0 } else { window as f64 };
+    Ok(stats(ns.iter().map(|&t| t as f64 / per).collect()))
 }
 
 /// Ranks on this process: two alone, one a process in a job (world rank
@@ -82,7 +90,7 @@ fn main() -> Result<()> {
     let o = options::Options::parse("bench_typed")?.no_sections("bench_typed")?;
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
-    let (batches, iters) = if o.quick { (3, 2) } else { (20, 20) };
+    let (batches, iters): (u32, u32) = if o.quick { (3, 2) } else { (20, 20) };
     let shapes: [(u32, u32, &str); 2] = if o.quick {
         [
             (0, 512, "column of 512x512 f32"),
@@ -104,8 +112,8 @@ fn main() -> Result<()> {
             rt.backend()
         );
         println!(
-            "{:<26} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
-            "shape", "bytes", "way", "median us", "p99 us", "GB/s", "/ pack"
+            "{:<26} {:>8} {:>8} {:>17} {:>10} {:>10} {:>10} {:>8}",
+            "shape", "bytes", "measure", "way", "median us", "p99 us", "GB/s", "/ pack"
         );
     }
     let machine = Machine::new(&rt.device_info().name);
@@ -115,43 +123,58 @@ fn main() -> Result<()> {
         "commit",
         "shape",
         "bytes",
+        "measure",
         "way",
         "median_us",
         "p99_us",
         "gbs",
         "pack_over_way",
     ])?;
-    let mut curves: Vec<(String, Vec<(f64, f64)>)> =
-        WAYS.iter().map(|w| (w.to_string(), Vec::new())).collect();
-    for (shape, n, name) in shapes {
-        let bytes = 4 * if shape == 0 { n as u64 } else { 64u64.pow(3) };
-        let results: Vec<Stats> = (0..3)
-            .map(|mode| half_round_trips(&rt, &module, (shape, n), mode, (batches, iters)))
-            .collect::<Result<_>>()?;
-        // World rank 0, on process 0, times the ping-pongs.
-        if !speak {
-            continue;
-        }
-        let pack = results[1].median;
-        for (mode, s) in results.iter().enumerate() {
-            let gbs = bytes as f64 / (s.median * 1e3);
-            let speedup = pack / s.median;
-            println!(
-                "{name:<26} {bytes:>8} {:>17} {:>10.3} {:>10.3} {gbs:>10.3} {speedup:>8.2}",
-                WAYS[mode], s.median, s.p99
-            );
-            csv.write_record([
-                machine.device.clone(),
-                machine.commit.clone(),
-                name.to_string(),
-                bytes.to_string(),
-                WAYS[mode].to_string(),
-                format!("{:.4}", s.median),
-                format!("{:.4}", s.p99),
-                format!("{gbs:.4}"),
-                format!("{speedup:.3}"),
-            ])?;
-            curves[mode].1.push((bytes as f64, gbs));
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (measure, window) in MEASURES {
+        for (shape, n, name) in shapes {
+            let bytes = 4 * if shape == 0 { n as u64 } else { 64u64.pow(3) };
+            let results: Vec<Stats> = (0..3)
+                .map(|mode| {
+                    // A stream's round trip has WINDOW transfers: fewer of them.
+                    let trips = if window == 1 {
+                        iters
+                    } else {
+                        iters.div_ceil(5)
+                    };
+                    per_transfer(&rt, &module, (shape, n), mode, (batches, trips, window))
+                })
+                .collect::<Result<_>>()?;
+            // World rank 0, on process 0, times the transfers.
+            if !speak {
+                continue;
+            }
+            let pack = results[1].median;
+            for (mode, s) in results.iter().enumerate() {
+                let gbs = bytes as f64 / (s.median * 1e3);
+                let speedup = pack / s.median;
+                println!(
+                    "{name:<26} {bytes:>8} {measure:>8} {:>17} {:>10.3} {:>10.3} {gbs:>10.3} {speedup:>8.2}",
+                    WAYS[mode], s.median, s.p99
+                );
+                csv.write_record([
+                    machine.device.clone(),
+                    machine.commit.clone(),
+                    name.to_string(),
+                    bytes.to_string(),
+                    measure.to_string(),
+                    WAYS[mode].to_string(),
+                    format!("{:.4}", s.median),
+                    format!("{:.4}", s.p99),
+                    format!("{gbs:.4}"),
+                    format!("{speedup:.3}"),
+                ])?;
+                let curve = format!("{} ({measure})", WAYS[mode]);
+                match curves.iter_mut().find(|(c, _)| *c == curve) {
+                    Some((_, points)) => points.push((bytes as f64, gbs)),
+                    None => curves.push((curve, vec![(bytes as f64, gbs)])),
+                }
+            }
         }
     }
     if !speak {

@@ -22,6 +22,10 @@ pub struct TypedBenchArgs {
     pub batches: u32,
     /// Round trips per batch.
     pub iters: u32,
+    /// Transfers a round trip: 1, a ping-pong (latency); more, a stream
+    /// of that many from world rank 0, the last notified, answered with a
+    /// notification (bandwidth, as OSU's `put_bw` measures it).
+    pub window: u32,
     /// Per device rank: the array.
     pub array: DeviceSlice<f32>,
     /// Per device rank: the moved elements, contiguous.
@@ -31,6 +35,7 @@ pub struct TypedBenchArgs {
 }
 
 const DATA: u32 = 3;
+const ACK: u32 = 4;
 
 /// The shape as a datatype.
 fn datatype(shape: u32, n: u32) -> Datatype {
@@ -108,35 +113,76 @@ fn copy(
     });
 }
 
-/// Sends the shape to world rank `peer` in `args.mode`'s way.
+/// Sends the shape to world rank `peer` in `args.mode`'s way; `notified`
+/// the last of a stream (or a ping-pong's one).
 fn transfer(
     rank: &mut Rank,
     args: &TypedBenchArgs,
     wins: (Window<f32>, Window<f32>),
-    peer: u32,
+    (peer, notified): (u32, bool),
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
 ) {
     let t = datatype(args.shape, args.n);
-    match args.mode {
-        0 => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
-        1 => {
+    match (args.mode, notified) {
+        (0, true) => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
+        (0, false) => rank.put_typed(wins.0, peer, (0, t), (local.0, t)),
+        (1, _) => {
             copy(rank, args, local, true);
-            rank.put_notify(wins.1, peer, 0, local.1, DATA);
+            if notified {
+                rank.put_notify(wins.1, peer, 0, local.1, DATA);
+            } else {
+                rank.put(wins.1, peer, 0, local.1);
+            }
         }
-        _ => rank.put_notify(wins.1, peer, 0, local.1, DATA),
+        (_, true) => rank.put_notify(wins.1, peer, 0, local.1, DATA),
+        (_, false) => rank.put(wins.1, peer, 0, local.1),
     }
 }
 
-/// Waits for the shape from the peer (and unpacks it in mode 1).
+/// Waits for the shape from the peer (and unpacks it in mode 1, once for
+/// each transfer of a stream).
 fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, DeviceSlice<f32>)) {
     rank.wait_notifications(DATA, 1);
     if args.mode == 1 {
-        copy(rank, args, local, false);
+        for _ in 0..args.window.max(1) {
+            copy(rank, args, local, false);
+        }
+    }
+}
+
+/// One round trip of world rank `me` with `peer`: a ping-pong, or a
+/// stream of `args.window` transfers from world rank 0 answered with a
+/// notification.
+fn round_trip(
+    rank: &mut Rank,
+    args: &TypedBenchArgs,
+    wins: (Window<f32>, Window<f32>),
+    (me, peer): (u32, u32),
+    local: (DeviceSlice<f32>, DeviceSlice<f32>),
+) {
+    let world = rank.world();
+    if args.window <= 1 {
+        if me == 0 {
+            transfer(rank, args, wins, (peer, true), local);
+            arrive(rank, args, local);
+        } else {
+            arrive(rank, args, local);
+            transfer(rank, args, wins, (peer, true), local);
+        }
+    } else if me == 0 {
+        for w in 0..args.window {
+            transfer(rank, args, wins, (peer, w + 1 == args.window), local);
+        }
+        rank.wait_notifications(ACK, 1);
+    } else {
+        arrive(rank, args, local);
+        rank.notify(world, peer, ACK);
     }
 }
 
 /// World rank 0 and the last world rank exchange the shape `iters` times
-/// a batch; every other rank waits in the final barrier.
+/// a batch (ping-pongs or streams); every other rank waits in the final
+/// barrier.
 #[rank]
 pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
     let world = rank.world();
@@ -159,13 +205,7 @@ pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
         for b in 0..=args.batches {
             let t0 = rank.timestamp();
             for _ in 0..args.iters {
-                if me == 0 {
-                    transfer(rank, args, wins, peer, (array, staging));
-                    arrive(rank, args, (array, staging));
-                } else {
-                    arrive(rank, args, (array, staging));
-                    transfer(rank, args, wins, peer, (array, staging));
-                }
+                round_trip(rank, args, wins, (me, peer), (array, staging));
             }
             let t1 = rank.timestamp();
             if me == 0 && b > 0 {
