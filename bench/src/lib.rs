@@ -5,7 +5,8 @@
 pub mod baseline;
 pub mod chunks;
 pub mod collectives;
-pub mod model;
+/// The latency-bandwidth model, now the runtime's own ([`dcuda::model`]).
+pub use dcuda::model;
 pub mod mpi_baseline;
 pub mod options;
 pub mod peer_baseline;

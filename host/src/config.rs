@@ -149,6 +149,14 @@ pub const TRACE_SPANS: Variable = Variable {
     meaning: "spans each rank of a traced run can record (32 bytes each); more are counted and reported as dropped",
 };
 
+/// `DCUDA_MODEL`.
+pub const MODEL: Variable = Variable {
+    name: "DCUDA_MODEL",
+    accepts: "CSV files of route models, comma-separated (route,alpha_us,beta_us_per_byte,max_error; bench and bench_world write them)",
+    default: "unset: traced runs predict nothing",
+    meaning: "a traced run prices each call that moves data with the latency-bandwidth model of its route and logs the predicted communication beside the measured",
+};
+
 /// Every variable, in the order `dcuda-info` prints them.
 pub const VARIABLES: &[Variable] = &[
     BACKEND,
@@ -168,6 +176,7 @@ pub const VARIABLES: &[Variable] = &[
     LOG,
     TRACE,
     TRACE_SPANS,
+    MODEL,
     ARCH,
 ];
 

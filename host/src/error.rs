@@ -226,6 +226,12 @@ pub enum Error {
         /// The error.
         source: std::io::Error,
     },
+    /// A performance model file (`DCUDA_MODEL`) is not understood.
+    #[error("dcuda: the performance model {reason}")]
+    Model {
+        /// Which file and line, and what is wrong.
+        reason: String,
+    },
 }
 
 impl Error {

@@ -21,6 +21,7 @@ mod error;
 mod launch;
 pub mod log;
 mod memory;
+pub mod model;
 mod module;
 mod nvshmem;
 pub mod plan;

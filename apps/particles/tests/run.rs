@@ -5,7 +5,8 @@
 //! energies to stated tolerances), and the errors a user can cause.
 
 use app_support::testing::{
-    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_checked_with_model,
+    run_failing,
 };
 
 /// 2000 particles in a box of side 31.6: slabs of 2.6 to 31.6.
@@ -104,4 +105,12 @@ fn particles_move_over_the_direct_route() {
 #[test]
 fn particles_as_two_nodes() {
     run_checked_as_nodes(2, env!("CARGO_BIN_EXE_particles"), &SMALL);
+}
+
+/// Traced with a model of each route: the moving particles' and halos'
+/// notified puts and the energy reductions priced, printed beside what
+/// they took.
+#[test]
+fn particles_predict_their_communication() {
+    run_checked_with_model(2, "particles", env!("CARGO_BIN_EXE_particles"), &SMALL);
 }

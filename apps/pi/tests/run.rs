@@ -3,7 +3,8 @@
 //! is there), each checking π against its error bound.
 
 use app_support::testing::{
-    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_checked_with_model,
+    run_failing, run_failing_with,
 };
 
 /// An interval count that no rank count here divides.
@@ -51,4 +52,34 @@ fn pi_as_two_nodes() {
 #[test]
 fn pi_over_the_direct_route() {
     run_checked_direct(2, env!("CARGO_BIN_EXE_pi"), &SMALL);
+}
+
+/// Traced with a model of each route: the reduce priced as recursive
+/// doubling on each route, printed beside what it took.
+#[test]
+fn pi_predicts_its_communication() {
+    run_checked_with_model(2, "pi", env!("CARGO_BIN_EXE_pi"), &SMALL);
+}
+
+#[test]
+fn a_model_file_it_cannot_read_is_refused() {
+    let dir = std::env::temp_dir().join(format!("dcuda-bad-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("model.csv");
+    std::fs::write(
+        &bad,
+        "route,alpha_us,beta_us_per_byte,max_error\nnvlink,1,0,0\n",
+    )
+    .unwrap();
+    let trace = dir.join("trace.json");
+    let env = [
+        ("DCUDA_TRACE", trace.to_str().unwrap()),
+        ("DCUDA_MODEL", bad.to_str().unwrap()),
+    ];
+    let text = run_failing_with(env!("CARGO_BIN_EXE_pi"), &SMALL, 4, &env);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        text.contains("model.csv, line 2: route `nvlink` (device, peer or host)"),
+        "{text}"
+    );
 }

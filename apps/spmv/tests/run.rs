@@ -4,7 +4,8 @@
 //! products bitwise, power iteration to 1e-9).
 
 use app_support::testing::{
-    run_checked as run, run_checked_as_nodes, run_checked_direct, run_failing,
+    run_checked as run, run_checked_as_nodes, run_checked_direct, run_checked_with_model,
+    run_failing,
 };
 
 /// A 23 × 23 Poisson grid (529 rows): no rank count here divides it.
@@ -108,4 +109,12 @@ fn products_over_the_direct_route() {
 #[test]
 fn spmv_as_two_nodes() {
     run_checked_as_nodes(2, env!("CARGO_BIN_EXE_spmv"), &RANDOM);
+}
+
+/// Traced with a model of each route: the power iteration's gets and
+/// norms priced, printed beside what they took.
+#[test]
+fn power_iteration_predicts_its_communication() {
+    let power = with(&RANDOM, &["--power", "--iters", "40", "--tol", "1e-6"]);
+    run_checked_with_model(2, "spmv", env!("CARGO_BIN_EXE_spmv"), &power);
 }

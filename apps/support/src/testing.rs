@@ -92,12 +92,50 @@ pub fn run_checked_as_nodes(procs: u32, program: &str, args: &[&str]) -> String 
     text
 }
 
+/// [`run_checked`] under `mpirun -np procs`, traced with a model of every
+/// route (`DCUDA_TRACE`, `DCUDA_MODEL` in a folder of the system's
+/// temporary one named after `name`); panics unless the run printed its
+/// communication predicted beside measured, every call priced.
+pub fn run_checked_with_model(procs: u32, name: &str, program: &str, args: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!("dcuda-model-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let model = dir.join("model.csv");
+    let routes = "route,alpha_us,beta_us_per_byte,max_error\ndevice,1.4,2e-5,0.05\npeer,3.0,3e-6,0.05\nhost,14.6,4e-4,0.1\n";
+    std::fs::write(&model, routes).expect("a model file");
+    let trace = dir.join("trace.json");
+    let with_check: Vec<&str> = args.iter().copied().chain(["--check"]).collect();
+    let env = [
+        ("DCUDA_TRACE", trace.to_str().expect("a UTF-8 path")),
+        ("DCUDA_MODEL", model.to_str().expect("a UTF-8 path")),
+    ];
+    let text = run_with(Some(procs), program, &with_check, 4, &env);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        text.contains(", correct")
+            && text.contains("us by the model, measured")
+            && text.contains("; 0 calls without a model (route between processes: "),
+        "{program} {args:?} did not print its communication predicted beside measured:\n{text}"
+    );
+    text
+}
+
 /// Runs `program args` alone and returns its standard error, asserting
 /// that it failed.
 pub fn run_failing(program: &str, args: &[&str], emulator_ranks: u32) -> String {
+    run_failing_with(program, args, emulator_ranks, &[])
+}
+
+/// [`run_failing`] with `env` set.
+pub fn run_failing_with(
+    program: &str,
+    args: &[&str],
+    emulator_ranks: u32,
+    env: &[(&str, &str)],
+) -> String {
     let out = Command::new(program)
         .args(args)
         .env("DCUDA_EMULATOR_RANKS", emulator_ranks.to_string())
+        .envs(env.iter().copied())
         .output()
         .expect("cannot start the program");
     let text = String::from_utf8_lossy(&out.stderr).into_owned();

@@ -13,7 +13,7 @@
 //! `environment.txt`.
 
 use dcuda::LoadOptions;
-use dcuda_bench::model::{fit, Model};
+use dcuda_bench::model::{fit, Hop, Model, RouteModels};
 use dcuda_bench::options;
 use dcuda_bench::report::{header, Row, Target};
 use dcuda_bench::stats::summary;
@@ -91,6 +91,12 @@ fn main() -> Result<()> {
     }
     let machine = dcuda_bench::report::Machine::new(&info.name);
     dcuda_bench::suite::write_outputs(&out_dir, &title, &machine, &rows.0)?;
+    // The notified put's model as the same-GPU route (DCUDA_MODEL).
+    if let Some((_, m)) = models.iter().find(|(n, _)| n == "notified put, same GPU") {
+        let mut r = RouteModels::default();
+        r.set(Hop::Device, *m);
+        std::fs::write(out_dir.join("model-device.csv"), r.to_csv())?;
+    }
     Ok(())
 }
 

@@ -21,7 +21,7 @@
 //! (alpha, beta per route), and writes `DIR/world-<route>.csv` with its
 //! plots `world-<route>-latency.svg` and `world-<route>-bandwidth.svg`.
 
-use dcuda_bench::model::{fit, Model};
+use dcuda_bench::model::{fit, Hop, Model, RouteModels};
 use dcuda_bench::mpi_baseline::mpi_pingpong;
 use dcuda_bench::options;
 use dcuda_bench::peer_baseline::*;
@@ -248,6 +248,24 @@ fn latency(
         .collect())
 }
 
+/// Writes `model-ROUTE.csv` (`DCUDA_MODEL`'s format) with the notified
+/// put's model as the route between processes: `peer` for the direct
+/// route, `host` through the hosts; other routes write none.
+fn write_route_model(dir: &std::path::Path, route: &str, models: &[(String, Model)]) -> Result<()> {
+    let hop = match route {
+        "auto" => Hop::Peer,
+        "network" | "nodes" => Hop::Host,
+        _ => return Ok(()),
+    };
+    let name = format!("{PUT} {route}");
+    if let Some((_, m)) = models.iter().find(|(n, _)| *n == name) {
+        let mut r = RouteModels::default();
+        r.set(hop, *m);
+        std::fs::write(dir.join(format!("model-{}.csv", hop.name())), r.to_csv())?;
+    }
+    Ok(())
+}
+
 /// Put bandwidth by size against raw MPI between the hosts and, where the
 /// baseline measured them, NVSHMEM's block puts and `cudaMemcpyPeer`;
 /// returns the curves (GB/s) and MPI's half round trips (µs) by size.
@@ -389,6 +407,7 @@ fn main() -> Result<()> {
             );
         }
         std::fs::create_dir_all(&out_dir)?;
+        write_route_model(&out_dir, route, &models)?;
         let path = out_dir.join(format!("world-{route}.csv"));
         let machine = Machine::new(&w.suite.rt.device_info().name);
         write_csv(&path, &rows.rows, &machine)?;

@@ -4,8 +4,19 @@
 use super::config::RunReport;
 use super::state::RunState;
 use crate::error::{Error, Result};
+use crate::model::Hop;
 use crate::trace;
 use crate::world::World;
+
+/// The route between two processes the model prices: the direct route
+/// where every process maps every other (one node), else the hosts.
+fn cross_route(w: &World) -> Hop {
+    if w.all_direct.load(std::sync::atomic::Ordering::Relaxed) {
+        Hop::Peer
+    } else {
+        Hop::Host
+    }
+}
 
 /// Reads this process's spans into `report` (a traced run that ended well).
 pub(super) fn collect(
@@ -53,6 +64,11 @@ pub(super) fn publish(
             memory.path.display(), full.spans.len(), full.ranks(),
             summary.total.compute_ns as f64 / 1e3, summary.total.communicate_ns as f64 / 1e3,
             summary.total.wait_ns as f64 / 1e3, summary.total.overlap());
+        if let Some(models) = &memory.models {
+            let cross = world.map_or(Hop::Host, cross_route);
+            let p = trace::predict(&full, models, cross);
+            tracing::info!(target: "dcuda::trace", "{p} (route between processes: {})", cross.name());
+        }
     }
     if full.dropped > 0 || full.unclosed > 0 {
         tracing::warn!(target: "dcuda::trace", "the trace is incomplete: {} spans did not fit the ranks' buffers (raise DCUDA_TRACE_SPANS, now {} per rank), {} phases never ended", full.dropped, memory.capacity, full.unclosed);

@@ -21,6 +21,8 @@ pub(crate) struct TraceMemory {
     pub path: std::path::PathBuf,
     /// `[before, host, after]`: see [`ClockSync`].
     pub clock: MappedBuffer<u64>,
+    /// The route models `DCUDA_MODEL` names, read when the run starts.
+    pub models: Option<crate::model::RouteModels>,
 }
 
 impl TraceMemory {
@@ -37,6 +39,10 @@ impl TraceMemory {
             capacity,
             path,
             clock: rt.alloc_mapped::<u64>(3)?,
+            models: crate::config::MODEL
+                .value()
+                .map(|paths| crate::model::RouteModels::read(&paths))
+                .transpose()?,
         })
     }
 

@@ -16,10 +16,12 @@
 pub mod breakdown;
 pub mod chrome;
 pub(crate) mod collect;
+pub mod predict;
 pub mod summary;
 pub mod svg;
 
 pub(crate) use collect::TraceMemory;
+pub use predict::{predict, Prediction};
 
 /// The host clock now: ns since the Unix epoch (`CLOCK_REALTIME`), the
 /// clock spans are placed on.

@@ -1,7 +1,14 @@
 //! The latency-bandwidth performance model of a route (seed 001, digest
 //! 001): `t(s) = alpha + beta * s` for `s` bytes, fitted to measured
 //! latencies by least squares on the relative error, so that small and
-//! large messages count alike.
+//! large messages count alike. `bench` and `bench_world` fit it to the
+//! notified put of each route and write it as a [`RouteModels`] CSV;
+//! `DCUDA_MODEL` names such files, and a traced run then predicts its
+//! communication from them ([`crate::trace::predict`]).
+
+mod routes;
+
+pub use routes::{Hop, RouteModels};
 
 /// A fitted model.
 #[derive(Clone, Copy, Debug, PartialEq)]
