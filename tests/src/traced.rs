@@ -185,3 +185,21 @@ fn check_files(trace: &Trace, path: &Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+// ANCHOR: predict
+/// The ring's communication priced by a model of the same-GPU route (as
+/// `bench` fits and writes it to `model-device.csv`): predicted beside
+/// measured, per rank.
+pub fn predicted(trace: &Trace) -> dcuda::trace::Prediction {
+    use dcuda::model::{Hop, Model, RouteModels};
+    let mut models = RouteModels::default();
+    let put = Model {
+        alpha_us: 1.69,
+        beta_us_per_byte: 5.5e-5,
+        max_error: 0.15,
+    };
+    models.set(Hop::Device, put);
+    // Or: RouteModels::read("model-device.csv,model-peer.csv")?
+    dcuda::trace::predict(trace, &models, Hop::Peer)
+}
+// ANCHOR_END: predict

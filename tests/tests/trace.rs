@@ -4,7 +4,7 @@
 //! without a phase are reported.
 
 use dcuda::Runtime;
-use dcuda_tests::traced::{check_trace, run_traced};
+use dcuda_tests::traced::{check_trace, predicted, run_traced, ROUNDS};
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("dcuda-trace-{}-{name}", std::process::id()));
@@ -23,6 +23,27 @@ fn traced_ring_matches_its_calls() {
         check_trace(&trace, (ranks, 1), window, Some(&path))
             .unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
+}
+
+#[test]
+fn the_model_prices_every_put_of_the_ring() {
+    let rt = Runtime::new().unwrap();
+    let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
+    let path = dir("predict").join("ring.json");
+    let (trace, _) = run_traced(&rt, &module, (3, 4096, false), &path).unwrap();
+    let p = predicted(&trace);
+    // One put_notify a round per rank, each 1.69 us + 16 u64s at 5.5e-5.
+    assert_eq!(
+        (p.ranks, p.calls, p.unpriced),
+        (3, 3 * ROUNDS as u64, 0),
+        "{p:?}"
+    );
+    let each = 1.69 + 128.0 * 5.5e-5;
+    assert!(
+        (p.predicted_us - ROUNDS as f64 * each).abs() < 1e-9,
+        "{p:?}"
+    );
+    assert!(p.measured_us > 0.0 && p.waited_us > 0.0, "{p:?}");
 }
 
 #[test]
