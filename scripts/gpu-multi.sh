@@ -212,10 +212,12 @@ if want apps; then
   done
   csv=$res/apps/particles.csv
   for rep in $(seq "$REPS2"); do
-    for cfg in "1 1048576" "2 1048576" "2 2097152"; do
-      read -r n size <<< "$cfg"
+    # Weak scaling doubles the box's width with the particles (the
+    # slabs split the width): each slab keeps its shape and particles.
+    for cfg in "1 1048576 1" "2 1048576 1" "2 2097152 2"; do
+      read -r n size aspect <<< "$cfg"
       for v in particles particles_mpi "particles_mpi --overlap"; do
-        row "$csv" "$v $size np $n" mpi $n examples/$v --size $size --no-check
+        row "$csv" "$v $size aspect $aspect np $n" mpi $n examples/$v --size $size --aspect $aspect --no-check
       done
     done
   done

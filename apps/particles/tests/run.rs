@@ -114,3 +114,12 @@ fn particles_as_two_nodes() {
 fn particles_predict_their_communication() {
     run_checked_with_model(2, "particles", env!("CARGO_BIN_EXE_particles"), &SMALL);
 }
+
+/// A box twice as wide as high (`--aspect 2`), as the weak-scaling runs
+/// use it: the slabs keep their shape as the particles double.
+#[test]
+fn a_wide_box_moves_particles_between_processes() {
+    let wide = with(&SMALL, &["--aspect", "2"]);
+    run(Some(2), env!("CARGO_BIN_EXE_particles"), &wide);
+    run(Some(2), env!("CARGO_BIN_EXE_particles_mpi"), &with(&wide, &["--ranks", "3"]));
+}

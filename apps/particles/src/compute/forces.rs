@@ -107,7 +107,7 @@ unsafe fn gather(
 ) -> (f64, f64, f64) {
     let (heads, next) = (heads.as_ptr(), s.next.as_ptr());
     let (cx, cy) = d.cell(s.x, x, y);
-    let (rows, half_side) = (d.rows as i32, 0.5 * d.side);
+    let (rows, half_height) = (d.rows as i32, 0.5 * d.height);
     let (mut fx, mut fy, mut e) = (0.0, 0.0, 0.0);
     for ix in (cx - 1).max(0)..(cx + 2).min(d.cols as i32) {
         for dy in -1..2 {
@@ -117,10 +117,10 @@ unsafe fn gather(
                 if j != me {
                     let r = entry(d, own, halo, j);
                     let mut oy = y - *r.add(2);
-                    if oy > half_side {
-                        oy -= d.side;
-                    } else if oy < -half_side {
-                        oy += d.side;
+                    if oy > half_height {
+                        oy -= d.height;
+                    } else if oy < -half_height {
+                        oy += d.height;
                     }
                     let (px, py, pe) = pair(d.cutoff, x - *r.add(1), oy);
                     fx += px;

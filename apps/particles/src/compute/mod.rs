@@ -42,8 +42,10 @@ pub(crate) const NONE: u32 = u32::MAX;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Domain {
-    /// The box's side.
-    pub side: f64,
+    /// The box's width: x, split in slabs (periodic).
+    pub width: f64,
+    /// The box's height: y (periodic).
+    pub height: f64,
     /// The interaction's cutoff `rc` (also the halo's width).
     pub cutoff: f64,
     /// The time step.
@@ -55,7 +57,7 @@ pub struct Domain {
     /// Particles a message holds room for.
     pub cap_x: u32,
     /// A slab's cell grid: columns over the slab and its halos (each at
-    /// least `rc` wide) and rows over the side.
+    /// least `rc` wide) and rows over the height.
     pub cols: u32,
     /// See `cols`.
     pub rows: u32,
@@ -67,9 +69,9 @@ impl Domain {
     pub fn slab(&self, s: u32) -> (f64, f64) {
         let at = |s: u32| {
             if s >= self.slabs {
-                self.side
+                self.width
             } else {
-                self.side * s as f64 / self.slabs as f64
+                self.width * s as f64 / self.slabs as f64
             }
         };
         (at(s), at(s + 1))
@@ -92,25 +94,37 @@ impl Domain {
     fn cell(&self, (x0, x1): (f64, f64), x: f64, y: f64) -> (i32, i32) {
         let width = (x1 - x0 + 2.0 * self.cutoff) / self.cols as f64;
         let cx = ((x - (x0 - self.cutoff)) / width) as i32;
-        let cy = (y * self.rows as f64 / self.side) as i32;
+        let cy = (y * self.rows as f64 / self.height) as i32;
         (
             cx.clamp(0, self.cols as i32 - 1),
             cy.clamp(0, self.rows as i32 - 1),
         )
     }
 
-    /// `v` wrapped into `[0, side)`.
+    /// `x` wrapped into `[0, width)`.
     #[inline(always)]
-    pub fn wrap(&self, v: f64) -> f64 {
-        let mut v = v;
-        if v < 0.0 {
-            v += self.side;
-        }
-        if v >= self.side {
-            v -= self.side;
-        }
-        v
+    pub fn wrap_x(&self, x: f64) -> f64 {
+        wrap(x, self.width)
     }
+
+    /// `y` wrapped into `[0, height)`.
+    #[inline(always)]
+    pub fn wrap_y(&self, y: f64) -> f64 {
+        wrap(y, self.height)
+    }
+}
+
+/// `v` wrapped into `[0, side)`.
+#[inline(always)]
+fn wrap(v: f64, side: f64) -> f64 {
+    let mut v = v;
+    if v < 0.0 {
+        v += side;
+    }
+    if v >= side {
+        v -= side;
+    }
+    v
 }
 
 /// The slabs of one process: every array holds a part per slab, in the

@@ -60,7 +60,7 @@ pub unsafe fn kick(
         *r.add(4) = vy;
         if drift {
             *r.add(1) += d.dt * vx;
-            *r.add(2) = d.wrap(*r.add(2) + d.dt * vy);
+            *r.add(2) = d.wrap_y(*r.add(2) + d.dt * vy);
         }
         i += threads;
     }
@@ -87,9 +87,9 @@ pub unsafe fn sort_out(d: &Domain, s: &Slab, from: usize, n: u32, (t, threads): 
         if x < x0 - width || x >= x1 + width {
             take_slot(s.counters, STRAY);
         } else if x < x0 {
-            send(d, s, MOVED_LEFT, r, d.wrap(x));
+            send(d, s, MOVED_LEFT, r, d.wrap_x(x));
         } else if x >= x1 {
-            send(d, s, MOVED_RIGHT, r, d.wrap(x));
+            send(d, s, MOVED_RIGHT, r, d.wrap_x(x));
         } else {
             let slot = take_slot(s.counters, KEPT);
             copy_record(r, dst.add(slot as usize * REC), x);
@@ -129,7 +129,7 @@ pub unsafe fn take_in(
 
 /// The halo: own particles `0..n` of `parts[at]` within `rc` of the
 /// slab's left or right border into the outbox's [`HALO_LEFT`] or
-/// [`HALO_RIGHT`] message, x shifted by the side where the neighbour lies
+/// [`HALO_RIGHT`] message, x shifted by the width where the neighbour lies
 /// across the box's edge. Also empties both cell lists.
 ///
 /// # Safety
@@ -144,11 +144,11 @@ pub unsafe fn halo_out(d: &Domain, s: &Slab, at: usize, n: u32, (t, threads): (u
         let r = src.add(i as usize * REC);
         let x = *r.add(1);
         if x < x0 + d.cutoff {
-            let shift = if s.index == 0 { d.side } else { 0.0 };
+            let shift = if s.index == 0 { d.width } else { 0.0 };
             send(d, s, HALO_LEFT, r, x + shift);
         }
         if x >= x1 - d.cutoff {
-            let shift = if last { d.side } else { 0.0 };
+            let shift = if last { d.width } else { 0.0 };
             send(d, s, HALO_RIGHT, r, x - shift);
         }
         i += threads;

@@ -20,6 +20,10 @@ pub struct Options {
     /// Particles per unit area (`--density`; default 2: about six within
     /// the cutoff of each).
     pub density: f64,
+    /// The box's width over its height (`--aspect`; default 1, a square).
+    /// The slabs split the width, so a weak-scaling run doubles it with
+    /// the particles: each slab keeps its shape.
+    pub aspect: f64,
     /// Time steps (`--iters`; default 100).
     pub iters: u32,
     /// Steps between energy checks (`--every`; default 10).
@@ -53,7 +57,7 @@ pub struct Options {
     pub check: bool,
 }
 
-const USAGE: &str = "options: --size N, --density X, --iters N, --every N, --dt X, --speed X, --slack X, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N, --density X, --aspect X, --iters N, --every N, --dt X, --speed X, --slack X, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
 
 impl Options {
     /// Parses the command line.
@@ -68,6 +72,7 @@ impl Options {
         let mut o = Options {
             size: 1 << 20,
             density: 2.0,
+            aspect: 1.0,
             iters: 100,
             every: 10,
             dt: 0.005,
@@ -95,6 +100,7 @@ impl Options {
             match arg.as_str() {
                 "--size" => o.size = args.number("--size")?,
                 "--density" => o.density = real(&mut args, "--density")?,
+                "--aspect" => o.aspect = real(&mut args, "--aspect")?,
                 "--iters" => o.iters = args.number("--iters")?,
                 "--every" => o.every = args.number("--every")?,
                 "--dt" => o.dt = real(&mut args, "--dt")?,

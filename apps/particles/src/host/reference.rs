@@ -25,31 +25,35 @@ fn within(v: f64, tolerance: f64) -> bool {
 
 /// The forces on every particle and the total potential energy.
 fn forces(d: &Domain, ps: &[Particle], f: &mut [[f64; 2]]) -> f64 {
-    let cells = (d.side / (d.cutoff * (1.0 + 1e-9))) as usize;
-    let at = |v: f64| ((v * cells as f64 / d.side) as usize).min(cells - 1);
-    let mut list = vec![Vec::new(); cells * cells];
+    let count = |side: f64| (side / (d.cutoff * (1.0 + 1e-9))) as usize;
+    let (cells_x, cells_y) = (count(d.width), count(d.height));
+    let at = |v: f64, side: f64, cells: usize| ((v * cells as f64 / side) as usize).min(cells - 1);
+    let cell = |p: &Particle| (at(p[1], d.width, cells_x), at(p[2], d.height, cells_y));
+    let mut list = vec![Vec::new(); cells_x * cells_y];
     for (i, p) in ps.iter().enumerate() {
-        list[at(p[1]) * cells + at(p[2])].push(i);
+        let (cx, cy) = cell(p);
+        list[cx * cells_y + cy].push(i);
     }
-    let image = |v: f64| {
-        if v > 0.5 * d.side {
-            v - d.side
-        } else if v < -0.5 * d.side {
-            v + d.side
+    let image = |v: f64, side: f64| {
+        if v > 0.5 * side {
+            v - side
+        } else if v < -0.5 * side {
+            v + side
         } else {
             v
         }
     };
     let mut energy = 0.0;
     for (i, p) in ps.iter().enumerate() {
-        let (cx, cy) = (at(p[1]), at(p[2]));
+        let (cx, cy) = cell(p);
         let (mut fx, mut fy) = (0.0, 0.0);
-        for ix in [cells - 1, 0, 1] {
-            for iy in [cells - 1, 0, 1] {
-                for &j in &list[(cx + ix) % cells * cells + (cy + iy) % cells] {
+        for ix in [cells_x - 1, 0, 1] {
+            for iy in [cells_y - 1, 0, 1] {
+                for &j in &list[(cx + ix) % cells_x * cells_y + (cy + iy) % cells_y] {
                     if j != i {
                         let q = &ps[j];
-                        let (px, py, e) = pair(d.cutoff, image(p[1] - q[1]), image(p[2] - q[2]));
+                        let (ox, oy) = (image(p[1] - q[1], d.width), image(p[2] - q[2], d.height));
+                        let (px, py, e) = pair(d.cutoff, ox, oy);
                         fx += px;
                         fy += py;
                         energy += e;
@@ -84,8 +88,8 @@ pub fn reference(
         for (p, f) in ps.iter_mut().zip(&f) {
             p[3] += half * f[0];
             p[4] += half * f[1];
-            p[1] = d.wrap(p[1] + d.dt * p[3]);
-            p[2] = d.wrap(p[2] + d.dt * p[4]);
+            p[1] = d.wrap_x(p[1] + d.dt * p[3]);
+            p[2] = d.wrap_y(p[2] + d.dt * p[4]);
         }
         let potential = forces(d, &ps, &mut f);
         for (p, f) in ps.iter_mut().zip(&f) {
@@ -134,7 +138,7 @@ pub fn check(
     }
     for p in r.mine {
         let s = slab_of(d, p[1]);
-        if !(r.slabs.0..r.slabs.1).contains(&s) || !(0.0..d.side).contains(&p[2]) {
+        if !(r.slabs.0..r.slabs.1).contains(&s) || !(0.0..d.height).contains(&p[2]) {
             return Err(format!(
                 "process {}: particle {} at ({}, {}) lies outside its slabs {:?}",
                 job.me, p[0], p[1], p[2], r.slabs
@@ -180,12 +184,12 @@ pub fn check(
                 }
             }
         }
-        let image = |v: f64| v - d.side * (v / d.side).round();
+        let image = |v: f64, side: f64| v - side * (v / side).round();
         for p in r.mine {
             let q = &end[p[0] as usize];
             let off = [
-                image(p[1] - q[1]),
-                image(p[2] - q[2]),
+                image(p[1] - q[1], d.width),
+                image(p[2] - q[2], d.height),
                 p[3] - q[3],
                 p[4] - q[4],
             ];

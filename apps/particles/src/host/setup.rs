@@ -20,31 +20,32 @@ const CELL_MARGIN: f64 = 1.0 + 1e-9;
 /// The box and slabs for `slabs` slabs, or an error naming what to change.
 pub fn domain(o: &Options, slabs: u32) -> Result<Domain, String> {
     let n = o.size as f64;
-    let side = (n / o.density).sqrt();
+    let (width, height) = box_of(o);
     let cutoff = 1.0;
-    let width = side / slabs as f64;
-    if side < 3.0 * cutoff * CELL_MARGIN {
+    let slab = width / slabs as f64;
+    if width.min(height) < 3.0 * cutoff * CELL_MARGIN {
         return Err(format!(
-            "{} particles at density {} make a box of side {side:.3}, under three cutoffs (3): pass more --size",
-            o.size, o.density
+            "{} particles at density {} and aspect {} make a box of {width:.3} x {height:.3}, a side under three cutoffs (3): pass more --size",
+            o.size, o.density, o.aspect
         ));
     }
-    if width < cutoff {
+    if slab < cutoff {
         return Err(format!(
-            "{slabs} slabs of a box of side {side:.3} are {width:.3} wide, narrower than the cutoff (1): pass fewer --ranks or more --size"
+            "{slabs} slabs of a box {width:.3} wide are {slab:.3} wide, narrower than the cutoff (1): pass fewer --ranks or more --size"
         ));
     }
     let room = |v: f64| (o.slack * v).ceil() as u32 + 32;
     Ok(Domain {
-        side,
+        width,
+        height,
         cutoff,
         dt: o.dt,
         slabs,
         cap: room(n / slabs as f64),
-        // A halo is about density × cutoff × side particles.
-        cap_x: room(o.density * cutoff * side),
-        cols: ((width + 2.0 * cutoff) / (cutoff * CELL_MARGIN)) as u32,
-        rows: (side / (cutoff * CELL_MARGIN)) as u32,
+        // A halo is about density × cutoff × height particles.
+        cap_x: room(o.density * cutoff * height),
+        cols: ((slab + 2.0 * cutoff) / (cutoff * CELL_MARGIN)) as u32,
+        rows: (height / (cutoff * CELL_MARGIN)) as u32,
     })
 }
 
@@ -52,7 +53,15 @@ pub fn domain(o: &Options, slabs: u32) -> Result<Domain, String> {
 /// The programs run at most this many ranks or blocks unless `--ranks`
 /// says otherwise.
 pub fn max_slabs(o: &Options) -> u32 {
-    ((o.size as f64 / o.density).sqrt() as u32).max(1)
+    (box_of(o).0 as u32).max(1)
+}
+
+/// The box's width and height: `--size` particles at `--density`, the
+/// width `--aspect` times the height.
+fn box_of(o: &Options) -> (f64, f64) {
+    let area = o.size as f64 / o.density;
+    let height = (area / o.aspect).sqrt();
+    (height * o.aspect, height)
 }
 
 /// A number in [0, 1) from `seed` (splitmix64).
@@ -68,13 +77,14 @@ fn uniform(seed: u64) -> f64 {
 /// velocities of zero mean; the same on every process.
 pub fn start(o: &Options, d: &Domain) -> Vec<Particle> {
     let n = o.size as u64;
-    let gx = (n as f64).sqrt().ceil() as u64;
+    // A lattice of about the box's shape.
+    let gx = ((n as f64 * o.aspect).sqrt().ceil() as u64).clamp(1, n.max(1));
     let gy = n.div_ceil(gx);
     let r = |id: u64, k: u64| uniform(id * 8 + k);
     let mut all: Vec<Particle> = (0..n)
         .map(|id| {
-            let x = ((id % gx) as f64 + 0.5 + 0.4 * (r(id, 0) - 0.5)) * d.side / gx as f64;
-            let y = ((id / gx) as f64 + 0.5 + 0.4 * (r(id, 1) - 0.5)) * d.side / gy as f64;
+            let x = ((id % gx) as f64 + 0.5 + 0.4 * (r(id, 0) - 0.5)) * d.width / gx as f64;
+            let y = ((id / gx) as f64 + 0.5 + 0.4 * (r(id, 1) - 0.5)) * d.height / gy as f64;
             let v = |k| o.speed * (2.0 * r(id, k) - 1.0);
             [id as f64, x, y, v(2), v(3)]
         })
@@ -88,9 +98,9 @@ pub fn start(o: &Options, d: &Domain) -> Vec<Particle> {
     all
 }
 
-/// The slab whose range holds `x` (in `[0, side)`).
+/// The slab whose range holds `x` (in `[0, width)`).
 pub fn slab_of(d: &Domain, x: f64) -> u32 {
-    let mut s = ((x * d.slabs as f64 / d.side) as u32).min(d.slabs - 1);
+    let mut s = ((x * d.slabs as f64 / d.width) as u32).min(d.slabs - 1);
     while s > 0 && x < d.slab(s).0 {
         s -= 1;
     }
