@@ -41,7 +41,7 @@ for rep in 1 2 3; do
     row "$o/spmv.csv" "spmv threads $t regs $r" 1 examples/spmv --size 2048 --threads "$t" --max-registers "$r" --no-check
   done
   row "$o/pi.csv" "pi_mpi" 1 examples/pi_mpi
-  for geo in "1024 128" "512 128" "256 128" "1024 64" "512 64"; do
+  for geo in "1024 64" "512 128" "512 64" "256 128" "256 64" "1024 32"; do
     read -r t r <<< "$geo"
     row "$o/pi.csv" "pi threads $t regs $r" 1 examples/pi --threads "$t" --max-registers "$r"
   done
