@@ -125,7 +125,7 @@ fn forces(
     rank.sync_threads();
     let own = rank.trace("own forces", |rank| {
         rank.reduce(
-            |t| unsafe { own_forces(d, s, at, n, (t.index(), threads)) },
+            |t| unsafe { own_forces_apart(d, s, at, n, (t.index(), threads)) },
             Sum,
         )
     });
@@ -138,7 +138,7 @@ fn forces(
     rank.sync_threads();
     let rest = rank.trace("halo forces", |rank| {
         rank.reduce(
-            |t| unsafe { halo_forces(d, s, at, n, halo, half, (t.index(), threads)) },
+            |t| unsafe { halo_forces_apart(d, s, (at, n), halo, half, (t.index(), threads)) },
             Sum,
         )
     });

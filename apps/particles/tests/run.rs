@@ -121,5 +121,9 @@ fn particles_predict_their_communication() {
 fn a_wide_box_moves_particles_between_processes() {
     let wide = with(&SMALL, &["--aspect", "2"]);
     run(Some(2), env!("CARGO_BIN_EXE_particles"), &wide);
-    run(Some(2), env!("CARGO_BIN_EXE_particles_mpi"), &with(&wide, &["--ranks", "3"]));
+    run(
+        Some(2),
+        env!("CARGO_BIN_EXE_particles_mpi"),
+        &with(&wide, &["--ranks", "3"]),
+    );
 }

@@ -97,9 +97,12 @@ impl Rank {
                 ("count", src.len() as u64),
             ],
         );
-        self.traced(Call::Put, (target, src.bytes() as u64), |r| {
-            r.rt.put(&mut r.block, win, target, offset, src)
-        })
+        self.traced(
+            Call::Put,
+            (target, src.bytes() as u64),
+            #[inline(always)]
+            |r| r.rt.put(&mut r.block, win, target, offset, src),
+        )
     }
 
     /// [`put`](Self::put), then notification `tag` to the target once the
@@ -125,9 +128,14 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.traced(Call::PutNotify, (target, src.bytes() as u64), |r| {
-            r.rt.put_notify(&mut r.block, win, (target, offset), src, tag)
-        })
+        self.traced(
+            Call::PutNotify,
+            (target, src.bytes() as u64),
+            #[inline(always)]
+            |r| {
+                r.rt.put_notify(&mut r.block, win, (target, offset), src, tag)
+            },
+        )
     }
 
     /// Reads `dst.len()` elements at element `offset` of rank `target`'s
@@ -152,9 +160,12 @@ impl Rank {
                 ("count", dst.len() as u64),
             ],
         );
-        self.traced(Call::Get, (target, dst.bytes() as u64), |r| {
-            r.rt.get(&mut r.block, win, target, offset, dst)
-        })
+        self.traced(
+            Call::Get,
+            (target, dst.bytes() as u64),
+            #[inline(always)]
+            |r| r.rt.get(&mut r.block, win, target, offset, dst),
+        )
     }
 
     /// [`get`](Self::get), then notification `tag` to the *target*, the
@@ -179,9 +190,14 @@ impl Rank {
                 ("tag", tag as u64),
             ],
         );
-        self.traced(Call::GetNotify, (target, dst.bytes() as u64), |r| {
-            r.rt.get_notify(&mut r.block, win, (target, offset), dst, tag)
-        })
+        self.traced(
+            Call::GetNotify,
+            (target, dst.bytes() as u64),
+            #[inline(always)]
+            |r| {
+                r.rt.get_notify(&mut r.block, win, (target, offset), dst, tag)
+            },
+        )
     }
 
     /// A notification without data on a matched window: recorded for

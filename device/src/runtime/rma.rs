@@ -104,7 +104,10 @@ impl Runtime {
         let size = core::mem::size_of::<T>();
         let route = route_of(&t);
         let mut remote = (t.entry.base as *mut T).wrapping_add(offset);
-        if route == Route::Nvshmem {
+        // Only kernels linked with NVSHMEM have that route (the host
+        // refuses it to others): elsewhere the branch and its calls are
+        // not compiled at all.
+        if cfg!(dcuda_nvshmem) && route == Route::Nvshmem {
             let get = direction == Direction::Get;
             let ends = (remote.cast(), local.as_mut_ptr().cast());
             // SAFETY: the window range was checked against the target's
@@ -272,7 +275,7 @@ impl Runtime {
     pub(super) fn deliver<T>(&mut self, block: &mut Block, win: &Window<T>, t: &Target, tag: u32) {
         if win.matched {
             self.log_match(block, t.place.dev, t.me, win.id, tag);
-        } else if route_of(t) == Route::Nvshmem {
+        } else if cfg!(dcuda_nvshmem) && route_of(t) == Route::Nvshmem {
             self.symmetric_signal(block, t, tag);
         } else {
             self.signal(block, &t.place, tag);

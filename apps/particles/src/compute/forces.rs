@@ -195,3 +195,35 @@ pub unsafe fn halo_forces(
     }
     energy
 }
+
+/// [`own_forces`] out of line, on its own copies of the domain and slab:
+/// what the rank kernel calls, so that the force loop's registers are its
+/// own and not shared with the runtime state the rank keeps live around
+/// it. Inlined into the rank kernel, the forces took 16–25% longer on an
+/// H200 once the runtime's code grew (2²⁰ particles, 64 registers); the
+/// baseline's kernels, which hold no runtime, inline it.
+///
+/// # Safety
+/// As [`own_forces`].
+#[inline(never)]
+pub unsafe fn own_forces_apart(d: &Domain, s: &Slab, at: usize, n: u32, t: (u32, u32)) -> f64 {
+    let (d, s) = (*d, *s);
+    own_forces(&d, &s, at, n, t)
+}
+
+/// [`halo_forces`] out of line, as [`own_forces_apart`].
+///
+/// # Safety
+/// As [`halo_forces`].
+#[inline(never)]
+pub unsafe fn halo_forces_apart(
+    d: &Domain,
+    s: &Slab,
+    (at, n): (usize, u32),
+    halo: (DeviceSlice<f64>, DeviceSlice<f64>),
+    half: f64,
+    t: (u32, u32),
+) -> f64 {
+    let (d, s) = (*d, *s);
+    halo_forces(&d, &s, at, n, halo, half, t)
+}
