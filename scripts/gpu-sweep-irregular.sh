@@ -27,7 +27,7 @@ for rep in 1 2 3; do
     read -r n size aspect <<< "$cfg"
     for v in particles particles_mpi "particles_mpi --overlap"; do
       # shellcheck disable=SC2086
-      row "$o/particles.csv" "$v np $n aspect $aspect" "$n" examples/$v --size "$size" --aspect "$aspect" --no-check
+      row "$o/particles.csv" "$v $size np $n aspect $aspect" "$n" examples/$v --size "$size" --aspect "$aspect" --no-check
     done
   done
 done
