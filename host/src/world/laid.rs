@@ -239,43 +239,19 @@ impl World {
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
         let payload = &bytes[LAID_HEADER..];
         let device = &self.runtime.device;
+        let copies = laid.copies(&rects, base);
         if payload.len() > SCRATCH {
-            // Not a piece a rank makes; still placed, row by row.
-            let mut at = 0;
-            for r in rects {
-                let n = (r.rows * r.width * laid.elem) as usize;
-                let (pitch, width) = (
-                    (r.pitch * laid.elem) as usize,
-                    (r.width * laid.elem) as usize,
-                );
-                device.write_2d(
-                    base + r.start * laid.elem,
-                    pitch,
-                    width,
-                    &payload[at..at + n],
-                )?;
-                at += n;
+            // Not a piece a rank makes; still placed, from host memory.
+            for c in copies {
+                device.write_2d(c.window, c.pitch, c.width, &payload[c.packed])?;
             }
             return Ok(());
         }
         self.with_scratch(|scratch| {
             self.runtime.write_device(scratch, payload)?;
-            let mut at = 0;
-            for r in rects {
-                let (pitch, width) = (
-                    (r.pitch * laid.elem) as usize,
-                    (r.width * laid.elem) as usize,
-                );
-                let dst = base + r.start * laid.elem;
-                device.copy_2d(
-                    dst,
-                    pitch,
-                    scratch + at as u64,
-                    width,
-                    width,
-                    r.rows as usize,
-                )?;
-                at += width * r.rows as usize;
+            for c in copies {
+                let packed = scratch + c.packed.start as u64;
+                device.copy_2d(c.window, c.pitch, packed, c.width, c.width, c.rows)?;
             }
             Ok(())
         })
@@ -293,44 +269,51 @@ impl World {
         let (laid, rects, base) = self.laid_at(from, place, header, bytes)?;
         let mut data = staging(bytes as usize);
         let device = &self.runtime.device;
+        let copies = laid.copies(&rects, base);
         if data.len() > SCRATCH {
-            let mut at = 0;
-            for r in rects {
-                let n = (r.rows * r.width * laid.elem) as usize;
-                let (pitch, width) = (
-                    (r.pitch * laid.elem) as usize,
-                    (r.width * laid.elem) as usize,
-                );
-                device.read_2d(
-                    base + r.start * laid.elem,
-                    pitch,
-                    width,
-                    &mut data[at..at + n],
-                )?;
-                at += n;
+            for c in copies {
+                device.read_2d(c.window, c.pitch, c.width, &mut data[c.packed])?;
             }
             return Ok(data);
         }
         self.with_scratch(|scratch| {
-            let mut at = 0;
-            for r in rects {
-                let (pitch, width) = (
-                    (r.pitch * laid.elem) as usize,
-                    (r.width * laid.elem) as usize,
-                );
-                let src = base + r.start * laid.elem;
-                device.copy_2d(
-                    scratch + at as u64,
-                    width,
-                    src,
-                    pitch,
-                    width,
-                    r.rows as usize,
-                )?;
-                at += width * r.rows as usize;
+            for c in copies {
+                let packed = scratch + c.packed.start as u64;
+                device.copy_2d(packed, c.width, c.window, c.pitch, c.width, c.rows)?;
             }
             self.runtime.read_device(scratch, &mut data)?;
             Ok(data)
+        })
+    }
+}
+
+/// One rectangle of a piece in bytes: where in the window, its rows'
+/// pitch and width, how many, and where its bytes lie in the packed data.
+struct Copy2d {
+    window: u64,
+    pitch: usize,
+    width: usize,
+    rows: usize,
+    packed: std::ops::Range<usize>,
+}
+
+impl Laid {
+    /// The rectangles as copies, for a window whose element 0 of the
+    /// layout is at `base`.
+    fn copies<'a>(&'a self, rects: &'a [Rect], base: u64) -> impl Iterator<Item = Copy2d> + 'a {
+        let elem = self.elem;
+        let mut at = 0;
+        rects.iter().map(move |r| {
+            let n = (r.rows * r.width * elem) as usize;
+            let c = Copy2d {
+                window: base + r.start * elem,
+                pitch: (r.pitch * elem) as usize,
+                width: (r.width * elem) as usize,
+                rows: r.rows as usize,
+                packed: at..at + n,
+            };
+            at += n;
+            c
         })
     }
 }
