@@ -7,6 +7,7 @@ pub mod chunks;
 pub mod collectives;
 /// The latency-bandwidth model, now the runtime's own ([`dcuda::model`]).
 pub use dcuda::model;
+pub mod model_file;
 pub mod mpi_baseline;
 pub mod options;
 pub mod peer_baseline;

@@ -13,7 +13,7 @@
 //! `environment.txt`.
 
 use dcuda::LoadOptions;
-use dcuda_bench::model::{fit, Hop, Model, RouteModels};
+use dcuda_bench::model::{fit, Hop, Model};
 use dcuda_bench::options;
 use dcuda_bench::report::{header, Row, Target};
 use dcuda_bench::stats::summary;
@@ -80,23 +80,12 @@ fn main() -> Result<()> {
         scaling(&s, &mut rows, max_ranks)?;
     }
 
-    println!("\nlatency model t = alpha + bytes / bandwidth (same GPU, 4 B to 64 KiB):");
-    for (name, m) in &models {
-        println!(
-            "  {name:<34} alpha {:.3} us, bandwidth {:.2} GB/s, largest error {:.1}%",
-            m.alpha_us,
-            m.bandwidth_gbs(),
-            m.max_error * 100.0
-        );
-    }
+    dcuda_bench::model_file::print("same GPU, 4 B to 64 KiB", &models);
     let machine = dcuda_bench::report::Machine::new(&info.name);
     dcuda_bench::suite::write_outputs(&out_dir, &title, &machine, &rows.0)?;
     // The notified put's model as the same-GPU route (DCUDA_MODEL).
-    if let Some((_, m)) = models.iter().find(|(n, _)| n == "notified put, same GPU") {
-        let mut r = RouteModels::default();
-        r.set(Hop::Device, *m);
-        std::fs::write(out_dir.join("model-device.csv"), r.to_csv())?;
-    }
+    let put = "notified put, same GPU";
+    dcuda_bench::model_file::write(&out_dir, Hop::Device, put, &models)?;
     Ok(())
 }
 

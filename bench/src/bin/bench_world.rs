@@ -21,7 +21,8 @@
 //! (alpha, beta per route), and writes `DIR/world-<route>.csv` with its
 //! plots `world-<route>-latency.svg` and `world-<route>-bandwidth.svg`.
 
-use dcuda_bench::model::{fit, Hop, Model, RouteModels};
+use dcuda_bench::model::{fit, Hop, Model};
+use dcuda_bench::model_file;
 use dcuda_bench::mpi_baseline::mpi_pingpong;
 use dcuda_bench::options;
 use dcuda_bench::peer_baseline::*;
@@ -248,24 +249,6 @@ fn latency(
         .collect())
 }
 
-/// Writes `model-ROUTE.csv` (`DCUDA_MODEL`'s format) with the notified
-/// put's model as the route between processes: `peer` for the direct
-/// route, `host` through the hosts; other routes write none.
-fn write_route_model(dir: &std::path::Path, route: &str, models: &[(String, Model)]) -> Result<()> {
-    let hop = match route {
-        "auto" => Hop::Peer,
-        "network" | "nodes" => Hop::Host,
-        _ => return Ok(()),
-    };
-    let name = format!("{PUT} {route}");
-    if let Some((_, m)) = models.iter().find(|(n, _)| *n == name) {
-        let mut r = RouteModels::default();
-        r.set(hop, *m);
-        std::fs::write(dir.join(format!("model-{}.csv", hop.name())), r.to_csv())?;
-    }
-    Ok(())
-}
-
 /// Put bandwidth by size against raw MPI between the hosts and, where the
 /// baseline measured them, NVSHMEM's block puts and `cudaMemcpyPeer`;
 /// returns the curves (GB/s) and MPI's half round trips (µs) by size.
@@ -397,17 +380,18 @@ fn main() -> Result<()> {
         models.push(("raw MPI ping-pong, host memory".into(), m));
     }
     if w.me == 0 {
-        println!("\nlatency model t = alpha + bytes / bandwidth ({route} route):");
-        for (name, m) in &models {
-            println!(
-                "  {name:<44} alpha {:.3} us, bandwidth {:.2} GB/s, largest error {:.1}%",
-                m.alpha_us,
-                m.bandwidth_gbs(),
-                m.max_error * 100.0
-            );
-        }
+        model_file::print(&format!("{route} route"), &models);
         std::fs::create_dir_all(&out_dir)?;
-        write_route_model(&out_dir, route, &models)?;
+        // The notified put's model as the route between the processes
+        // (DCUDA_MODEL): the direct route, or through the hosts.
+        let hop = match route {
+            "auto" => Some(Hop::Peer),
+            "network" | "nodes" => Some(Hop::Host),
+            _ => None,
+        };
+        if let Some(hop) = hop {
+            model_file::write(&out_dir, hop, &format!("{PUT} {route}"), &models)?;
+        }
         let path = out_dir.join(format!("world-{route}.csv"));
         let machine = Machine::new(&w.suite.rt.device_info().name);
         write_csv(&path, &rows.rows, &machine)?;
