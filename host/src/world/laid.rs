@@ -22,6 +22,9 @@ const MAX_PITCH: u64 = 1 << 30;
 /// are placed (a whole staging half: every piece a rank makes fits).
 pub(super) const SCRATCH: usize = STAGE_HALF;
 
+/// The most data a piece holds: a staging half less its header.
+const MOST: u64 = (STAGE_HALF - LAID_HEADER) as u64;
+
 /// A checked header: elements `first..first + count` of `dt`, each
 /// `elem` bytes.
 #[derive(Debug)]
@@ -52,6 +55,11 @@ pub(super) fn read_header(bytes: &[u8], data: u64) -> std::result::Result<Laid, 
     let dt = Datatype::of_piece(&raw)
         .map_err(|e| format!("the piece's header names no datatype: {e}"))?;
     let (first, count, elem) = (raw.first, raw.count as u64, raw.elem as u64);
+    if data > MOST {
+        return Err(format!(
+            "the piece holds {data} bytes of data, more than a staging half leaves ({MOST})"
+        ));
+    }
     if elem == 0 {
         return Err("the piece's elements have 0 bytes".into());
     }
@@ -141,6 +149,7 @@ impl World {
     ///
     /// [`Request::PutLaid`]: dcuda_device::abi::Request::PutLaid
     pub fn put_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        self.check_piece(rank, "put", t)?;
         let to = self.target_process(rank, t.target)?;
         let mut data = staging(t.bytes as usize);
         self.runtime.read_device(t.local, &mut data)?;
@@ -171,6 +180,7 @@ impl World {
     ///
     /// [`Request::GetLaid`]: dcuda_device::abi::Request::GetLaid
     pub fn get_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
+        self.check_piece(rank, "get", t)?;
         let mut header = vec![0u8; LAID_HEADER];
         self.runtime.read_device(t.local, &mut header)?;
         let bytes = t.bytes - LAID_HEADER as u64;
@@ -194,6 +204,16 @@ impl World {
             header,
         };
         self.send_data(self.target_process(rank, t.target)?, msg.encode())
+    }
+
+    /// Refuses a piece larger than a staging half before anything is
+    /// read or made for it.
+    fn check_piece(&self, rank: u32, what: &str, t: &Transfer) -> Result<()> {
+        if t.bytes > STAGE_HALF as u64 {
+            let why = format!("device rank {rank} handed a {what} in a layout of {} bytes, more than a staging half ({STAGE_HALF})", t.bytes);
+            return Err(peer_error("command", why));
+        }
+        Ok(())
     }
 
     /// At the target: the checked header of a piece from process `from`
@@ -240,13 +260,7 @@ impl World {
         let payload = &bytes[LAID_HEADER..];
         let device = &self.runtime.device;
         let copies = laid.copies(&rects, base);
-        if payload.len() > SCRATCH {
-            // Not a piece a rank makes; still placed, from host memory.
-            for c in copies {
-                device.write_2d(c.window, c.pitch, c.width, &payload[c.packed])?;
-            }
-            return Ok(());
-        }
+        // The header's check bounds the data by the scratch.
         self.with_scratch(|scratch| {
             self.runtime.write_device(scratch, payload)?;
             for c in copies {
@@ -270,12 +284,6 @@ impl World {
         let mut data = staging(bytes as usize);
         let device = &self.runtime.device;
         let copies = laid.copies(&rects, base);
-        if data.len() > SCRATCH {
-            for c in copies {
-                device.read_2d(c.window, c.pitch, c.width, &mut data[c.packed])?;
-            }
-            return Ok(data);
-        }
         self.with_scratch(|scratch| {
             for c in copies {
                 let packed = scratch + c.packed.start as u64;
