@@ -3,7 +3,7 @@
 //! entries instead of trusting them.
 
 use super::codes::codes;
-use super::context::{CommSync, CommSyncKind};
+use super::comm_records::{CommSync, CommSyncKind};
 use super::{MAX_COMMS, NO_TAG, NO_WINDOW, TAGS, USER_TAGS};
 use bytemuck::{Pod, Zeroable};
 

@@ -1,7 +1,8 @@
 //! The run's context: where the runtime's memory is, and where every
 //! process's ranks are. Built by the host for each run, read by every rank.
 
-use super::codes::codes;
+use super::comm_records::{CommRecord, SplitEntry};
+use super::peer::Peer;
 use super::records::{ErrorRecord, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry};
 use super::ring::{Reply, RingEntry};
 use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, MSG_LOG, STAGE_HALF, TAGS};
@@ -45,78 +46,6 @@ pub const fn mailbox_slot(dev: u32, slot: u32, parity: u32, step: u32) -> u64 {
         + (slot as usize * 2 + parity as usize) * MAILBOX_STEPS
         + step as usize;
     word as u64 * 8
-}
-
-/// What one rank brings to a `split`: written to the run's exchange
-/// (`RankContext::split_entry`), read by every rank of the communicator
-/// being split.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct SplitEntry {
-    /// Its color (`u32::MAX`: in no new communicator).
-    pub color: u32,
-    /// Its key: new ranks are ordered by key, then by old rank.
-    pub key: u32,
-    /// The lowest context id it may use for a new communicator.
-    pub next_context: u32,
-    /// The communicator slots it has in use, one bit each.
-    pub live: u32,
-}
-
-/// One rank's communicator made by `split` or `dup`, as the rank sees it:
-/// kept in device memory, so that a window can find its communicator.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct CommRecord {
-    /// Context id (0: the slot is free).
-    pub context: u32,
-    /// The rank's index in it.
-    pub rank: u32,
-    /// Its ranks.
-    pub size: u32,
-    /// The start of its part of its slot's table: its ranks' world ranks,
-    /// then its representatives'.
-    pub offset: u32,
-    /// Its ranks on this device.
-    pub local: u32,
-    /// The lowest device rank among them.
-    pub lead: u32,
-    /// The processes holding its ranks.
-    pub reps: u32,
-    /// This device's index among them.
-    pub rep: u32,
-    /// Windows created on it so far (the next one's generation - 1).
-    pub windows: u32,
-    /// Reserved.
-    pub _pad: u32,
-}
-
-/// The payload of a communicator's step through the hosts (`Op::CommSync`,
-/// whose argument is the communicator's context id): which communicator,
-/// so that the host reads its ranks and processes from the tables.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct CommSync {
-    /// [`CommSyncKind`].
-    pub kind: u32,
-    /// The communicator's slot.
-    pub slot: u32,
-    /// The start of its part of the slot's tables.
-    pub offset: u32,
-    /// Its ranks.
-    pub size: u32,
-    /// The processes holding its ranks.
-    pub reps: u32,
-    /// Reserved.
-    pub _pad: [u32; 3],
-}
-
-codes! {
-    /// What a communicator's step through the hosts does besides syncing.
-    CommSyncKind {
-        Barrier = 0 => "barrier",
-        Split = 1 => "split exchange",
-    }
 }
 
 /// Everything a rank kernel needs to find the runtime's memory. All
@@ -444,71 +373,5 @@ impl RankContext {
     pub fn barrier(&self) -> (*mut u32, *mut u32) {
         let count = self.barrier as *mut u32;
         (count, count.wrapping_add(1))
-    }
-}
-
-codes! {
-    /// How the ranks of one process are reached.
-    Route {
-        Local = 0 => "local (same GPU)",
-        Direct = 1 => "direct (peer-mapped GPU)",
-        Host = 2 => "through the host",
-        Nvshmem = 3 => "NVSHMEM (from the rank)",
-    }
-}
-
-/// One process of the job as seen from this one.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-pub struct Peer {
-    /// World rank of its rank 0.
-    pub first: u32,
-    /// Its ranks.
-    pub ranks: u32,
-    /// [`Route`] from this process to it.
-    pub route: u32,
-    /// Its node: processes on one host share the index.
-    pub node: u32,
-    /// Its index among the processes of its node.
-    pub node_index: u32,
-    /// Its NVSHMEM processing element (meaningful where its window entries
-    /// have the NVSHMEM route), with [`PE_CALLS`] set where the rank must
-    /// call NVSHMEM even if NVSHMEM maps that process's memory here.
-    pub pe: u32,
-    /// Its `[ranks][TAGS]` notification counters, mapped here (direct
-    /// route; 0 otherwise).
-    pub notifications: u64,
-    /// The same counters as an address of this process's NVSHMEM symmetric
-    /// heap, which NVSHMEM translates to that process's (0 without NVSHMEM).
-    pub symmetric_notifications: u64,
-}
-
-/// In [`Peer::pe`]: move the data with NVSHMEM's calls, not through the
-/// mapping `nvshmem_ptr` gives (`DCUDA_NVSHMEM_CALLS=1`: the path to peers
-/// across InfiniBand, run where NVLink joins them, for tests and
-/// comparison).
-pub const PE_CALLS: u32 = 1 << 31;
-
-impl Peer {
-    /// Its device rank `dev`'s mailbox word of `step` and `parity` of
-    /// communicator slot `slot`, mapped here (direct route only).
-    #[inline(always)]
-    pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
-        let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
-        (self.notifications + offset) as *mut u64
-    }
-
-    /// Half `half` of its device rank `dev`'s staging area, mapped here
-    /// (direct route only).
-    #[inline(always)]
-    pub fn stage(&self, dev: u32, half: u32) -> *mut u8 {
-        let offset = stage_offset(self.ranks) + ((dev * 2 + half) as usize * STAGE_HALF) as u64;
-        (self.notifications + offset) as *mut u8
-    }
-
-    /// How to reach it (an unknown value goes through the host).
-    #[inline(always)]
-    pub fn route(&self) -> Route {
-        Route::from_u32(self.route).unwrap_or(Route::Host)
     }
 }

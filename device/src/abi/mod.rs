@@ -6,26 +6,31 @@
 //! * [`context`]: the run's context, how ranks find the runtime's memory
 //!   and each other;
 //! * [`command`]: the device-to-host commands and their typed decoding;
+//! * [`comm_records`]: the records of communicators made by split and dup;
 //! * [`ring`]: how commands and replies cross the bus (self-validating
 //!   8-byte words);
 //! * [`records`]: window entries, matching records, wait status, errors;
-//! * [`laid`]: the header of a typed piece the host places at the target.
+//! * [`laid`]: the header of a typed piece the host places at the target;
+//! * [`peer`]: the other processes, how each is reached and mapped.
 
 mod codes;
+pub mod comm_records;
 pub mod command;
 pub mod context;
 pub mod laid;
+pub mod peer;
 pub mod peer_log;
 pub mod records;
 pub mod ring;
 pub mod trace;
 
+pub use comm_records::{CommRecord, CommSync, CommSyncKind, SplitEntry};
 pub use command::{Command, DecodeError, LogArg, Op, Request, Transfer, INLINE};
 pub use context::{
-    counter_index, mailbox_offset, mailbox_slot, stage_offset, CommRecord, CommSync, CommSyncKind,
-    Peer, RankContext, Route, SplitEntry, PE_CALLS, TABLE_SPAN,
+    counter_index, mailbox_offset, mailbox_slot, stage_offset, RankContext, TABLE_SPAN,
 };
 pub use laid::{LaidPiece, LAID_HEADER};
+pub use peer::{Peer, Route, PE_CALLS};
 pub use peer_log::{peer_span, PeerLogs, PEER_EAGER, PEER_LOG, PEER_LOGS_MAX};
 pub use records::{
     Call, ErrorRecord, Fault, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry,
