@@ -153,7 +153,7 @@ pub const TRACE_SPANS: Variable = Variable {
 pub const MODEL: Variable = Variable {
     name: "DCUDA_MODEL",
     accepts: "CSV files of route models, comma-separated (route,alpha_us,beta_us_per_byte,max_error; bench and bench_world write them)",
-    default: "unset: traced runs predict nothing",
+    default: "unset: traced runs predict nothing (set on an untraced run: a warning)",
     meaning: "a traced run prices each call that moves data with the latency-bandwidth model of its route and logs the predicted communication beside the measured",
 };
 

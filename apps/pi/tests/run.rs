@@ -4,7 +4,7 @@
 
 use app_support::testing::{
     run_checked as run, run_checked_as_nodes, run_checked_direct, run_checked_with_model,
-    run_failing, run_failing_with,
+    run_failing, run_failing_with, run_with,
 };
 
 /// An interval count that no rank count here divides.
@@ -80,6 +80,17 @@ fn a_model_file_it_cannot_read_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         text.contains("model.csv, line 2: route `nvlink` (device, peer or host)"),
+        "{text}"
+    );
+}
+
+/// A model without a trace predicts nothing, and says so.
+#[test]
+fn a_model_without_a_trace_is_named() {
+    let env = [("DCUDA_MODEL", "unread.csv")];
+    let text = run_with(None, env!("CARGO_BIN_EXE_pi"), &SMALL, 4, &env);
+    assert!(
+        text.contains("DCUDA_MODEL=unread.csv is set but this run is not traced"),
         "{text}"
     );
 }

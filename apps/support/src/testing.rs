@@ -12,7 +12,7 @@ pub fn run(procs: Option<u32>, program: &str, args: &[&str], emulator_ranks: u32
 }
 
 /// [`run`] with `env` set in every process.
-fn run_with(
+pub fn run_with(
     procs: Option<u32>,
     program: &str,
     args: &[&str],

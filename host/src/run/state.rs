@@ -128,7 +128,12 @@ impl RunState {
                 let at = (path, config.trace_capacity()?);
                 Some(crate::trace::TraceMemory::new(rt, ranks, at)?)
             }
-            None => None,
+            None => {
+                if let Some(paths) = crate::config::MODEL.value() {
+                    tracing::warn!(target: "dcuda::trace", "DCUDA_MODEL={paths} is set but this run is not traced (DCUDA_TRACE or RunConfig::trace): nothing is predicted");
+                }
+                None
+            }
         };
         let mut world = match rt.job() {
             Some(job) => Some(World::setup(
