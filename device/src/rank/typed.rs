@@ -23,8 +23,10 @@ impl Rank {
     /// and to GPUs it maps, every thread of the rank moves elements
     /// straight from source to destination; to a target in another process
     /// reached through the host they go packed in pieces of the rank's
-    /// staging area, each contiguous run of `target_type` one access of
-    /// the host (slow for short runs).
+    /// staging area, each piece one access of the host where `target_type`
+    /// is a [`Datatype`] (the target's host places its elements), each
+    /// contiguous run one access where it is an `Indexed` (slow for short
+    /// runs).
     #[inline(always)]
     #[track_caller]
     pub fn put_typed<T: DeviceCopy, R: Layout, L: Layout>(

@@ -1,11 +1,12 @@
 //! Typed transfers to ranks of other processes that the host reaches: the
 //! elements go through this rank's staging area in pieces of one half
-//! (`STAGE_HALF` bytes), packed or unpacked by all of its threads, and
-//! each contiguous run of the target's layout in a piece is one access the
-//! host moves. The halves alternate, so that the threads pack the next
-//! piece while the host sends the last (or unpack one while the next
-//! arrives), as seed 004 pipelines its packing. Correct for every layout;
-//! many short runs (a column) make many accesses, which is slow.
+//! (`STAGE_HALF` bytes), packed or unpacked by all of its threads. Where
+//! the target's layout is a datatype, a piece is one access whose
+//! [`LaidPiece`] header names where its elements go, and the target's host
+//! places them; an indexed target layout takes one access per contiguous
+//! run (slow for short runs). The halves alternate, so that the threads
+//! pack the next piece while the host sends the last (or unpack one while
+//! the next arrives), as seed 004 pipelines its packing.
 
 use super::spread::{move_elements, Packed};
 use super::window::{Target, Window};
