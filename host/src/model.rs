@@ -4,7 +4,7 @@
 //! large messages count alike. `bench` and `bench_world` fit it to the
 //! notified put of each route and write it as a [`RouteModels`] CSV;
 //! `DCUDA_MODEL` names such files, and a traced run then predicts its
-//! communication from them ([`crate::trace::predict`]).
+//! communication from them ([`predict`](fn@crate::trace::predict)).
 
 mod routes;
 
