@@ -107,6 +107,41 @@ pub unsafe fn step(
 }
 // ANCHOR_END: step
 
+/// [`step`] for the rank kernel, each batch out of line: called, the walk
+/// gets registers of its own, where inlined into the persistent kernel
+/// (capped beside the runtime's state) ptxas reloaded 16 of its invariants
+/// from local memory at every point (8 out of line at 64 registers, none
+/// at 96). The baseline inlines [`step`].
+///
+/// # Safety
+/// As [`step`].
+#[inline(always)]
+pub unsafe fn step_apart(
+    fields: &Fields,
+    state: &(DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
+    rect: &Rect,
+    s: &TimeStep,
+    walk: &Walk,
+) {
+    match walk.batch {
+        1 => batched_apart::<1>(fields, state, rect, s, walk),
+        2 => batched_apart::<2>(fields, state, rect, s, walk),
+        4 => batched_apart::<4>(fields, state, rect, s, walk),
+        _ => batched_apart::<8>(fields, state, rect, s, walk),
+    }
+}
+
+#[inline(never)]
+unsafe fn batched_apart<const BATCH: usize>(
+    fields: &Fields,
+    state: &(DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
+    rect: &Rect,
+    s: &TimeStep,
+    walk: &Walk,
+) {
+    batched::<BATCH>(*fields, *state, *rect, *s, *walk)
+}
+
 #[inline(always)]
 unsafe fn batched<const BATCH: usize>(
     fields: Fields,

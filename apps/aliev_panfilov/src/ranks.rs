@@ -4,7 +4,7 @@
 //! halo columns within a GPU need only the notification, and between GPUs
 //! go packed.
 
-use crate::compute::{copy_column, step, TimeStep, Walk};
+use crate::compute::{copy_column, step_apart, TimeStep, Walk};
 use crate::layout::{Fields, Layout};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
@@ -101,17 +101,12 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             // made current; neighbours write that ring again only after
             // this rank's notification of the next step.
             rank.threads(|t| unsafe {
-                step(
-                    fields,
-                    (old, new, args.r),
-                    rect,
-                    args.step,
-                    Walk {
-                        thread: t.index() as usize,
-                        threads,
-                        batch: args.batch,
-                    },
-                )
+                let walk = Walk {
+                    thread: t.index() as usize,
+                    threads,
+                    batch: args.batch,
+                };
+                step_apart(&fields, &(old, new, args.r), &rect, &args.step, &walk)
             })
         });
         // Packing reads points other threads computed.

@@ -27,3 +27,12 @@ pub fn midpoint_sum(range: (u64, u64), n: u64, (thread, threads): (u64, u64)) ->
     sum
 }
 // ANCHOR_END: midpoint
+
+/// [`midpoint_sum`] out of line, for the rank kernel: called, the loop gets
+/// registers of its own, where inlined into the persistent kernel (capped
+/// at 64 registers beside the runtime's state) ptxas reloaded its bounds
+/// and step from local memory on every interval. The baseline inlines it.
+#[inline(never)]
+pub fn midpoint_sum_apart(range: (u64, u64), n: u64, thread: (u64, u64)) -> f64 {
+    midpoint_sum(range, n, thread)
+}

@@ -1,7 +1,7 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
 //! summing its share of the intervals.
 
-use crate::compute::{midpoint_sum, split};
+use crate::compute::{midpoint_sum_apart, split};
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
 /// Arguments of [`pi`].
@@ -33,7 +33,10 @@ pub fn pi(rank: &mut Rank, args: &PiArgs) {
     let mut pi = 0.0f64;
     for _ in 0..args.iters {
         let local = rank.trace("compute", |rank| {
-            rank.reduce(|t| midpoint_sum(mine, n, (t.index() as u64, threads)), Sum)
+            rank.reduce(
+                |t| midpoint_sum_apart(mine, n, (t.index() as u64, threads)),
+                Sum,
+            )
         });
         if let Some(total) = rank.reduce_to(world, 0, local, Sum) {
             pi = total / n as f64;

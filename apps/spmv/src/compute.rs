@@ -63,6 +63,26 @@ pub unsafe fn product_rows(
 }
 // ANCHOR_END: rows
 
+/// [`product_rows`] out of line, for the rank kernel: called, the row loop
+/// gets registers of its own, where inlined into the persistent kernel
+/// ptxas reloaded its bounds from local memory on every row. The baseline
+/// inlines it.
+///
+/// # Safety
+/// As [`product_rows`].
+#[inline(never)]
+pub unsafe fn product_rows_apart(
+    csr: &Csr,
+    xy: &(DeviceSlice<f64>, DeviceSlice<f64>),
+    first: u32,
+    rows: (u32, u32),
+    scale: f64,
+    thread: u32,
+    threads: u32,
+) -> f64 {
+    product_rows(*csr, *xy, (first, rows), scale, (thread, threads))
+}
+
 /// The global rows `[lo, hi)` within `band` of rows `rows` of `n`: the
 /// entries of `x` that rows `rows` of a matrix of that bandwidth read.
 #[inline(always)]

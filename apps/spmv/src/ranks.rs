@@ -1,7 +1,7 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
 //! owning a band of rows and the same entries of the vector.
 
-use crate::compute::{overlap, product_rows, reach, split, Csr};
+use crate::compute::{overlap, product_rows_apart, reach, split, Csr};
 use dcuda_device::{arch, rank, DeviceSlice, Max, Rank, Sum};
 
 /// Arguments of [`spmv`].
@@ -91,8 +91,8 @@ pub fn spmv(rank: &mut Rank, args: &SpmvArgs) {
             // notification of this product.
             rank.reduce(
                 |t| unsafe {
-                    let thread = (t.index(), threads);
-                    product_rows(args.matrix, (old, new), (base, rows), scale, thread)
+                    let (matrix, xy) = (&args.matrix, &(old, new));
+                    product_rows_apart(matrix, xy, base, rows, scale, t.index(), threads)
                 },
                 Sum,
             )

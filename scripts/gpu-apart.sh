@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The compute loops out of line in the rank kernels (pi, spmv,
+# Aliev–Panfilov), alternated against the same programs of an earlier
+# commit (*_before) and the host-driven baselines, on the device clock.
+# Pack first: scripts/gpu-pack-apart.sh [COMMIT]; then, on nvidia-h200-x2,
+#   run(command="bash scripts/gpu-apart.sh one", carry=[".gpu-bundle"], ...)
+# Sections: one (one GPU), two (Aliev–Panfilov on two GPUs), weak (spmv
+# and power iteration 1 -> 2 GPUs at twice the rows), small
+# (Aliev–Panfilov at 2048² and 1024² on one and two GPUs), trace (spmv on
+# one GPU traced, and its geometries), jacobi (4096² on two GPUs by
+# geometry). REPS (3) runs each.
+# CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)/.gpu-bundle
+mkdir -p "$here/unpacked" && tar xJf "$here/bundle.txz" -C "$here/unpacked"
+cd "$here/unpacked"
+export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+section=${1:-one}
+REPS=${REPS:-3}
+o=$OUT/apart-$section; mkdir -p "$o"
+{ echo "commits (new, before): $(tr '\n' ' ' < COMMIT) $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; } > "$o/log"
+row() { # CSV NAME NP CMD...
+  local csv=$1 name=$2 n=$3; shift 3
+  local cmd=("$@")
+  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
+  if timeout 120 "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
+    [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's|^|name,|' > "$csv"
+    tail -n 1 /tmp/row.csv | sed "s|^|$name,|" >> "$csv"
+  else
+    echo "FAIL $name" >> "$o/log"
+  fi
+}
+for rep in $(seq "$REPS"); do
+  case $section in
+  one)
+    for v in pi_mpi pi_before pi; do row "$o/pi.csv" "$v" 1 examples/$v; done
+    for v in spmv_mpi "spmv_mpi --overlap" spmv_before spmv; do
+      # shellcheck disable=SC2086
+      row "$o/spmv.csv" "$v" 1 examples/$v --size 2048 --no-check
+    done
+    for v in spmv_before spmv; do
+      row "$o/spmv.csv" "$v 1024/64" 1 examples/$v --size 2048 --threads 1024 --max-registers 64 --no-check
+    done
+    for v in aliev_panfilov_mpi "aliev_panfilov_mpi --overlap" aliev_panfilov_before aliev_panfilov; do
+      # shellcheck disable=SC2086
+      row "$o/aliev_panfilov.csv" "$v" 1 examples/$v --size 4096 --no-check
+    done
+    for geo in "512 128" "512 96" "1024 64 --batch 2"; do
+      read -r t r more <<< "$geo"
+      # shellcheck disable=SC2086
+      row "$o/aliev_panfilov.csv" "aliev_panfilov $geo" 1 examples/aliev_panfilov --size 4096 --no-check --threads $t --max-registers $r $more
+    done
+    ;;
+  two)
+    for v in aliev_panfilov_mpi "aliev_panfilov_mpi --overlap" aliev_panfilov_before aliev_panfilov; do
+      # shellcheck disable=SC2086
+      row "$o/aliev_panfilov.csv" "$v 4096² np 2" 2 examples/$v --size 4096 --procs-x 1 --no-check
+    done
+    for v in aliev_panfilov_mpi aliev_panfilov_before aliev_panfilov; do
+      # shellcheck disable=SC2086
+      row "$o/aliev_panfilov.csv" "$v 4096×8192 np 2" 2 examples/$v --nx 4096 --ny 8192 --procs-x 1 --no-check
+    done
+    ;;
+  weak)
+    power=(--power --tol 0 --iters 100)
+    row "$o/spmv.csv" "spmv poisson np 1" 1 examples/spmv --size 2048 --no-check
+    row "$o/spmv.csv" "spmv poisson np 2" 2 examples/spmv --size 2896 --no-check
+    row "$o/spmv.csv" "spmv random np 1" 1 examples/spmv --matrix random --size 4194304 --no-check
+    row "$o/spmv.csv" "spmv random np 2" 2 examples/spmv --matrix random --size 8388608 --no-check
+    row "$o/spmv.csv" "power np 1" 1 examples/spmv --matrix random --size 4194304 "${power[@]}" --no-check
+    row "$o/spmv.csv" "power np 2" 2 examples/spmv --matrix random --size 8388608 "${power[@]}" --no-check
+    for v in spmv_mpi "spmv_mpi --overlap"; do
+      # shellcheck disable=SC2086
+      row "$o/spmv.csv" "$v poisson np 2" 2 examples/$v --size 2896 --no-check
+      # shellcheck disable=SC2086
+      row "$o/spmv.csv" "$v random np 2" 2 examples/$v --matrix random --size 8388608 --no-check
+      # shellcheck disable=SC2086
+      row "$o/spmv.csv" "$v power np 2" 2 examples/$v --matrix random --size 8388608 "${power[@]}" --no-check
+    done
+    ;;
+  small)
+    for cfg in "1 2048 2048" "2 2048 2048" "2 2048 4096" "1 1024 1024" "2 1024 1024" "2 1024 2048"; do
+      read -r n nx ny <<< "$cfg"
+      for v in aliev_panfilov_mpi "aliev_panfilov_mpi --overlap" aliev_panfilov; do
+        # shellcheck disable=SC2086
+        row "$o/aliev_panfilov.csv" "$v ${nx}x$ny np $n" "$n" examples/$v --nx "$nx" --ny "$ny" --procs-x 1 --no-check
+      done
+    done
+    ;;
+  trace)
+    for geo in "512 128" "256 128" "1024 64" "256 64"; do
+      read -r t r <<< "$geo"
+      row "$o/spmv.csv" "spmv $t threads cap $r" 1 examples/spmv --size 2048 --threads "$t" --max-registers "$r" --no-check
+    done
+    row "$o/spmv.csv" "spmv_mpi" 1 examples/spmv_mpi --size 2048 --no-check
+    if [ "$rep" = 1 ]; then
+      export DCUDA_TRACE=$o/spmv-traced.json
+      row "$o/spmv.csv" "spmv traced" 1 examples/spmv --size 2048 --no-check
+      unset DCUDA_TRACE
+      rm -f "$o"/*.json
+    fi
+    ;;
+  jacobi)
+    for geo in "256 128" "512 128" "1024 64"; do
+      read -r t r <<< "$geo"
+      row "$o/jacobi.csv" "jacobi $t threads cap $r np 2" 2 examples/jacobi --size 4096 --threads "$t" --max-registers "$r" --no-check
+    done
+    row "$o/jacobi.csv" "jacobi_mpi np 2" 2 examples/jacobi_mpi --size 4096 --no-check
+    if [ "$rep" = 1 ]; then
+      export DCUDA_TRACE=$o/jacobi-traced.json
+      row "$o/jacobi.csv" "jacobi traced np 2" 2 examples/jacobi --size 4096 --no-check
+      unset DCUDA_TRACE
+      rm -f "$o"/*.json
+    fi
+    ;;
+  esac
+done
+cat "$o/log"; tail -3 "$o/err.log" 2>/dev/null
+python3 - "$o" <<'PY'
+import csv, glob, statistics, sys, collections
+for f in sorted(glob.glob(f"{sys.argv[1]}/*.csv")):
+    runs = collections.defaultdict(list)
+    for r in csv.DictReader(open(f)):
+        runs[r["name"]].append(float(r["seconds"]))
+    for k, v in runs.items():
+        print(f"{f.split('/')[-1]}: {k}: median {statistics.median(v):.5f} s of {len(v)}: {' '.join(f'{x:.5f}' for x in v)}")
+PY
+cd "$OUT" && tar cJf "apart-$section.tar.xz" "apart-$section" && rm -rf "apart-$section"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Packs the one-GPU and weak-scaling comparison of gpu-apart.sh into
+# .gpu-bundle/bundle.txz (sm_90): pi, spmv and Aliev–Panfilov with their
+# baselines, and the same dcuda programs of an earlier commit (default
+# HEAD~1, built in a worktree) as *_before, run alternated with them;
+# Jacobi and its baseline as they are now.
+#   scripts/gpu-pack-apart.sh [COMMIT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DCUDA_ARCH=sm_90 DCUDA_SASS=sm_90 DCUDA_PTXAS=$PWD/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas CARGO_INCREMENTAL=0
+apps=(pi spmv aliev_panfilov)
+before=${1:-HEAD~1}
+root=$PWD
+tree=$(mktemp -d)
+git worktree add -f "$tree" "$before" >/dev/null
+for a in "${apps[@]}"; do
+  (cd "$tree" && CARGO_TARGET_DIR=$root/target/before cargo build --release --manifest-path apps/$a/Cargo.toml --bins 2>&1 | tail -1)
+done
+for a in "${apps[@]}" jacobi; do cargo build --release --manifest-path apps/$a/Cargo.toml --bins 2>&1 | tail -1; done
+rm -rf .gpu-bundle && b=.gpu-bundle/stage && mkdir -p $b/examples
+for a in "${apps[@]}"; do
+  cp target/release/$a target/release/${a}_mpi $b/examples/
+  cp target/before/release/$a $b/examples/${a}_before
+done
+git worktree remove --force "$tree"
+cp target/release/jacobi target/release/jacobi_mpi $b/examples/
+cp scripts/gpu-apart.sh $b/
+{ git rev-parse --short HEAD; git rev-parse --short "$before"; } > $b/COMMIT
+strip $b/examples/*
+tar cf - -C $b . | xz -T0 -6 > .gpu-bundle/bundle.txz && rm -rf $b
+du -sh .gpu-bundle/bundle.txz
