@@ -8,7 +8,9 @@
 # and power iteration 1 -> 2 GPUs at twice the rows), small
 # (Aliev–Panfilov at 2048² and 1024² on one and two GPUs), trace (spmv on
 # one GPU traced, and its geometries), jacobi (4096² on two GPUs by
-# geometry). REPS (3) runs each.
+# geometry), spmv (every matrix on one and two GPUs at both
+# geometries, weak scaling), aptrace (Aliev–Panfilov traced on one GPU).
+# REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)/.gpu-bundle
@@ -112,6 +114,40 @@ for rep in $(seq "$REPS"); do
       unset DCUDA_TRACE
       rm -f "$o"/*.json
     fi
+    ;;
+  spmv)
+    # One and two GPUs, both geometries of each program, each matrix; then
+    # weak scaling at 1024 threads, 64 registers.
+    power=(--power --tol 0 --iters 100)
+    for n in 1 2; do
+      for problem in "poisson --size 2048" "random --size 4194304" "power --size 4194304"; do
+        read -r kind size_flag size <<< "$problem"
+        args=(--matrix "$kind" "$size_flag" "$size")
+        [ "$kind" = power ] && args=(--matrix random "$size_flag" "$size" "${power[@]}")
+        for geo in "1024 64" "512 128"; do
+          read -r t r <<< "$geo"
+          row "$o/spmv.csv" "spmv $kind np $n $t/$r" "$n" examples/spmv "${args[@]}" --threads "$t" --max-registers "$r" --no-check
+        done
+        for t in 512 1024; do
+          row "$o/spmv.csv" "spmv_mpi $kind np $n $t" "$n" examples/spmv_mpi "${args[@]}" --threads "$t" --no-check
+        done
+        row "$o/spmv.csv" "spmv_mpi --overlap $kind np $n 512" "$n" examples/spmv_mpi "${args[@]}" --overlap --no-check
+      done
+    done
+    geo=(--threads 1024 --max-registers 64 --no-check)
+    row "$o/spmv.csv" "weak spmv poisson np 2 1024/64" 2 examples/spmv --size 2896 "${geo[@]}"
+    row "$o/spmv.csv" "weak spmv random np 2 1024/64" 2 examples/spmv --matrix random --size 8388608 "${geo[@]}"
+    row "$o/spmv.csv" "weak spmv power np 2 1024/64" 2 examples/spmv --matrix random --size 8388608 "${power[@]}" "${geo[@]}"
+    ;;
+  aptrace)
+    for size in 1024 4096; do
+      export DCUDA_TRACE=$o/ap-$size.json
+      row "$o/aliev_panfilov.csv" "aliev_panfilov traced $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
+      unset DCUDA_TRACE
+      rm -f "$o"/*.json
+      row "$o/aliev_panfilov.csv" "aliev_panfilov $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
+      row "$o/aliev_panfilov.csv" "aliev_panfilov_mpi $size 100 steps" 1 examples/aliev_panfilov_mpi --size $size --iters 100 --no-check
+    done
     ;;
   esac
 done

@@ -29,17 +29,23 @@ pub struct Options {
     /// Power iteration ends when the norm changes by at most this much of
     /// itself (`--tol`; default 1e-10).
     pub tol: f64,
-    /// Threads per rank or block (`--threads`; default 512: with 128
-    /// registers, the dcuda program's fastest on an H100 over both matrices
-    /// and sizes).
+    /// Threads per rank or block (`--threads`). Default: the fastest of
+    /// each program on one H200 (`bench/results/2026-11-27-apart-h200x2/`):
+    /// the baseline's blocks 1024 for every matrix; the dcuda program's
+    /// ranks 1024 for plain products and 512 for power iteration, whose
+    /// allreduce every product the runtime's calls make slower at 64
+    /// registers (1 -> 2 GPUs at twice the rows: 86% efficient at 1024
+    /// threads, 95% at 512).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once.
     pub units: Option<u32>,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`; default 128). At 64 a small Poisson product
-    /// took 37 µs instead of 9 on an H100, whatever the threads: the
-    /// runtime's calls spill.
+    /// (`--max-registers`). Default: as many as let one rank fill an SM's
+    /// registers, at most 128 (64 at 1024 threads). At 64 the runtime's
+    /// calls spill: a small Poisson product took 37 µs instead of 9 on an
+    /// H100; a large one is faster at 1024 threads and 64 registers than
+    /// at 512 and 128, now that the row loop is out of line.
     pub max_registers: u32,
     /// The baseline overlaps the exchange with the interior rows
     /// (`--overlap`).
@@ -53,14 +59,26 @@ pub struct Options {
 
 const USAGE: &str = "options: --size N, --matrix poisson|random, --band N, --per-row N, --iters N, --power, --tol X, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
 
+/// Which program the options are for: their defaults differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Program {
+    /// The dcuda program's ranks.
+    Ranks,
+    /// The host-driven baseline's blocks.
+    Blocks,
+}
+
 impl Options {
-    /// Parses the command line.
-    pub fn parse() -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1))
+    /// Parses the command line of `program`.
+    pub fn parse(program: Program) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), program)
     }
 
-    /// Parses `args` (without the program's name).
-    pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    /// Parses `args` (without the program's name) for `program`.
+    pub fn from_args(
+        args: impl IntoIterator<Item = String>,
+        program: Program,
+    ) -> Result<Options, String> {
         let mut o = Options {
             size: 0,
             matrix: Kind::Poisson,
@@ -69,9 +87,9 @@ impl Options {
             iters: 100,
             power: false,
             tol: 1e-10,
-            threads: 512,
+            threads: 0,
             units: None,
-            max_registers: 128,
+            max_registers: 0,
             overlap: false,
             csv: false,
             check: false,
@@ -130,7 +148,16 @@ impl Options {
         if o.tol.is_nan() || o.tol < 0.0 {
             return Err(format!("--tol must be 0 or more, got {}", o.tol));
         }
+        if o.threads == 0 {
+            o.threads = match program {
+                Program::Ranks if o.power => 512,
+                _ => 1024,
+            };
+        }
         check_threads(o.threads)?;
+        if o.max_registers == 0 {
+            o.max_registers = (65536 / o.threads).min(128);
+        }
         check_max_registers(o.max_registers)?;
         if o.units == Some(0) {
             return Err("--ranks must be at least 1".into());
@@ -242,5 +269,38 @@ impl Outcome {
                 self.checked
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    fn parse(line: &str, program: Program) -> Options {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        Options::from_args(args, program).unwrap()
+    }
+
+    #[test]
+    fn each_program_gets_its_own_default_geometry() {
+        let ranks = parse("", Program::Ranks);
+        assert_eq!((ranks.threads, ranks.max_registers), (1024, 64));
+        let power = parse("--power", Program::Ranks);
+        assert_eq!((power.threads, power.max_registers), (512, 128));
+        assert_eq!(parse("--power", Program::Blocks).threads, 1024);
+        let given = parse("--threads 256", Program::Ranks);
+        assert_eq!((given.threads, given.max_registers), (256, 128));
+        let capped = parse("--threads 1024 --max-registers 40", Program::Ranks);
+        assert_eq!(capped.max_registers, 40);
+    }
+
+    #[test]
+    fn a_bad_geometry_is_refused_by_name() {
+        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        let e = Options::from_args(args("--threads 768"), Program::Ranks).unwrap_err();
+        assert!(e.contains("--threads") && e.contains("768"), "{e}");
+        let e = Options::from_args(args("--max-registers 8"), Program::Ranks).unwrap_err();
+        assert!(e.contains("--max-registers") && e.contains('8'), "{e}");
     }
 }
