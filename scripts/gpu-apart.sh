@@ -10,6 +10,8 @@
 # one GPU traced, and its geometries), jacobi (4096² on two GPUs by
 # geometry), spmv (every matrix on one and two GPUs at both
 # geometries, weak scaling), aptrace (Aliev–Panfilov traced on one GPU).
+# sweep4 (Jacobi's sweep four columns at a time against one, on one and
+# two GPUs, with the nvcc kernels; pack with APPS=jacobi).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -147,6 +149,28 @@ for rep in $(seq "$REPS"); do
       rm -f "$o"/*.json
       row "$o/aliev_panfilov.csv" "aliev_panfilov $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
       row "$o/aliev_panfilov.csv" "aliev_panfilov_mpi $size 100 steps" 1 examples/aliev_panfilov_mpi --size $size --iters 100 --no-check
+    done
+    ;;
+  sweep4)
+    # Jacobi's sweep four columns at a time (new) against one (before):
+    # the dcuda version, the baseline and the nvcc kernel of each.
+    if [ "$rep" = 1 ]; then
+      for v in jacobi_single jacobi_single_before; do
+        nvcc -O3 -arch=sm_90 -o "/tmp/$v" "baselines/$v.cu" 2>> "$o/err.log" || echo "FAIL nvcc $v" >> "$o/log"
+      done
+    fi
+    for size in 4096 16384; do
+      [ "$size" = 16384 ] && [ "$rep" -gt 2 ] && continue
+      for v in jacobi jacobi_before jacobi_mpi jacobi_mpi_before; do
+        row "$o/jacobi.csv" "$v $size np 1" 1 examples/$v --size $size --no-check
+      done
+      for v in jacobi_single jacobi_single_before; do
+        row "$o/jacobi.csv" "$v $size np 1" 1 "/tmp/$v" --size $size
+      done
+      for v in jacobi jacobi_before "jacobi --threads 512" "jacobi_before --threads 512" jacobi_mpi "jacobi_mpi --overlap"; do
+        # shellcheck disable=SC2086
+        row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
+      done
     done
     ;;
   esac

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Packs the one-GPU and weak-scaling comparison of gpu-apart.sh into
-# .gpu-bundle/bundle.txz (sm_90): pi, spmv and Aliev–Panfilov with their
-# baselines, and the same dcuda programs of an earlier commit (default
-# HEAD~1, built in a worktree) as *_before, run alternated with them;
-# Jacobi and its baseline as they are now.
-#   scripts/gpu-pack-apart.sh [COMMIT]
+# Packs the comparisons of gpu-apart.sh into .gpu-bundle/bundle.txz
+# (sm_90): the applications APPS (default: pi spmv aliev_panfilov) with
+# their baselines, and the same programs of an earlier commit (default
+# HEAD~1, built in a worktree) as *_before and *_mpi_before, run
+# alternated with them; Jacobi and its baseline as they are now, and
+# Jacobi's nvcc kernel (baselines/) of both commits, built there.
+#   [APPS="jacobi"] scripts/gpu-pack-apart.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DCUDA_ARCH=sm_90 DCUDA_SASS=sm_90 DCUDA_PTXAS=$PWD/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas CARGO_INCREMENTAL=0
-apps=(pi spmv aliev_panfilov)
+read -r -a apps <<< "${APPS:-pi spmv aliev_panfilov}"
 before=${1:-HEAD~1}
 root=$PWD
 tree=$(mktemp -d)
@@ -21,7 +22,11 @@ rm -rf .gpu-bundle && b=.gpu-bundle/stage && mkdir -p $b/examples
 for a in "${apps[@]}"; do
   cp target/release/$a target/release/${a}_mpi $b/examples/
   cp target/before/release/$a $b/examples/${a}_before
+  cp target/before/release/${a}_mpi $b/examples/${a}_mpi_before
 done
+mkdir -p $b/baselines
+cp apps/jacobi/baselines/jacobi_single.cu $b/baselines/
+cp "$tree/apps/jacobi/baselines/jacobi_single.cu" $b/baselines/jacobi_single_before.cu
 git worktree remove --force "$tree"
 cp target/release/jacobi target/release/jacobi_mpi $b/examples/
 cp scripts/gpu-apart.sh $b/

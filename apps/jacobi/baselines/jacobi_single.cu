@@ -32,16 +32,71 @@ __device__ __forceinline__ void split(unsigned n, unsigned parts, unsigned i,
 }
 
 // The sweep: a thread walks down its columns, the row above and its own in
-// registers (three loads a point), four rows at a time, as src/compute.rs.
+// registers (three loads a point), four rows at a time, as src/compute.rs;
+// four columns at a time where rows are 16-byte aligned.
 __device__ __forceinline__ float point(const float *__restrict__ a, size_t i,
                                        float south, float north) {
   return 0.25f * (a[i + 1] + a[i - 1] + south + north);
+}
+
+// Four columns at a time where rows are 16-byte aligned, as sweep_by4 in
+// src/compute.rs: the same sums in the same order, one float4 load a row;
+// the grid's boundary columns written back unchanged.
+__device__ __forceinline__ void row4(const float *__restrict__ a,
+                                     float *__restrict__ b, size_t i,
+                                     bool first, bool last, float4 here,
+                                     float4 north, float4 south, float *norm) {
+  float west = a[i - 1], east = a[i + 4];
+  float4 v;
+  v.x = 0.25f * (here.y + west + south.x + north.x);
+  v.y = 0.25f * (here.z + here.x + south.y + north.y);
+  v.z = 0.25f * (here.w + here.y + south.z + north.z);
+  v.w = 0.25f * (east + here.z + south.w + north.w);
+  if (first) v.x = here.x;
+  if (last) v.w = here.w;
+  *reinterpret_cast<float4 *>(b + i) = v;
+  float c0 = v.x - here.x, c1 = v.y - here.y, c2 = v.z - here.z, c3 = v.w - here.w;
+  *norm += c0 * c0; *norm += c1 * c1; *norm += c2 * c2; *norm += c3 * c3;
+}
+
+__device__ __forceinline__ float sweep_by4(const float *__restrict__ a,
+                                           float *__restrict__ b, size_t nx,
+                                           size_t r0, size_t r1,
+                                           size_t thread, size_t threads) {
+  float norm = 0.0f;
+  auto load = [&](size_t i) { return *reinterpret_cast<const float4 *>(a + i); };
+  for (size_t g = thread; 4 * g < nx; g += threads) {
+    bool first = g == 0, last = 4 * g + 4 == nx;
+    size_t i = (r0 - 1) * nx + 4 * g;
+    float4 north = load(i);
+    i += nx;
+    float4 here = load(i);
+    size_t r = r0;
+    for (; r + 4 <= r1; r += 4) {
+      float4 s0 = load(i + nx), s1 = load(i + 2 * nx), s2 = load(i + 3 * nx), s3 = load(i + 4 * nx);
+      row4(a, b, i, first, last, here, north, s0, &norm);
+      row4(a, b, i + nx, first, last, s0, here, s1, &norm);
+      row4(a, b, i + 2 * nx, first, last, s1, s0, s2, &norm);
+      row4(a, b, i + 3 * nx, first, last, s2, s1, s3, &norm);
+      north = s2; here = s3;
+      i += 4 * nx;
+    }
+    for (; r < r1; ++r) {
+      float4 south = load(i + nx);
+      row4(a, b, i, first, last, here, north, south, &norm);
+      north = here; here = south;
+      i += nx;
+    }
+  }
+  return norm;
 }
 
 __device__ __forceinline__ float sweep(const float *__restrict__ a,
                                        float *__restrict__ b, size_t nx,
                                        size_t r0, size_t r1, size_t thread,
                                        size_t threads) {
+  if (nx % 4 == 0 && ((uintptr_t)a | (uintptr_t)b) % 16 == 0)
+    return sweep_by4(a, b, nx, r0, r1, thread, threads);
   float norm = 0.0f;
   for (size_t ix = 1 + thread; ix + 1 < nx; ix += threads) {
     size_t i = (r0 - 1) * nx + ix;

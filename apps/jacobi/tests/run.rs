@@ -18,6 +18,19 @@ const GRID: [&str; 8] = [
     "32",
 ];
 
+/// Rows of a multiple of 4 columns: the sweep takes four columns at a time
+/// (the arrays are 16-byte aligned on the emulator as on the GPU).
+const GRID4: [&str; 8] = [
+    "--nx",
+    "40",
+    "--ny",
+    "31",
+    "--iters",
+    "12",
+    "--threads",
+    "32",
+];
+
 fn with(extra: &[&'static str]) -> Vec<&'static str> {
     GRID.iter().chain(extra).copied().collect()
 }
@@ -26,6 +39,24 @@ fn with(extra: &[&'static str]) -> Vec<&'static str> {
 fn jacobi_alone() {
     let text = run(None, env!("CARGO_BIN_EXE_jacobi"), &GRID);
     assert!(text.contains("1 process(es) x 4 ranks"), "{text}");
+}
+
+#[test]
+fn four_columns_at_a_time_alone_and_across_processes() {
+    run(None, env!("CARGO_BIN_EXE_jacobi"), &GRID4);
+    run(Some(2), env!("CARGO_BIN_EXE_jacobi"), &GRID4);
+    let mut baseline = GRID4.to_vec();
+    baseline.extend(["--ranks", "3"]);
+    run(None, env!("CARGO_BIN_EXE_jacobi_mpi"), &baseline);
+    baseline.push("--overlap");
+    run(Some(2), env!("CARGO_BIN_EXE_jacobi_mpi"), &baseline);
+}
+
+/// Four columns, the narrowest grid a group spans: both boundaries in one.
+#[test]
+fn one_group_of_four_columns() {
+    let grid = ["--nx", "4", "--ny", "9", "--iters", "5", "--threads", "32"];
+    run(None, env!("CARGO_BIN_EXE_jacobi"), &grid);
 }
 
 #[test]
