@@ -40,8 +40,8 @@ pub unsafe fn sweep(
         rows.0 >= 1 && rows.0 <= rows.1 && (rows.1 + 1) * nx <= old.len() && new.len() == old.len(),
         "sweep: rows outside the arrays"
     );
-    let aligned = (old.as_ptr() as usize | new.as_ptr() as usize) % 16 == 0;
-    if nx % 4 == 0 && aligned {
+    let aligned = (old.as_ptr() as usize | new.as_ptr() as usize).is_multiple_of(16);
+    if nx.is_multiple_of(4) && aligned {
         return sweep_by4(old, new, nx, rows, (thread, threads));
     }
     let (a, b) = (old.as_ptr(), new.as_mut_ptr());
