@@ -12,6 +12,8 @@
 # geometries, weak scaling), aptrace (Aliev–Panfilov traced on one GPU).
 # sweep4 (Jacobi's sweep four columns at a time against one, on one and
 # two GPUs, with the nvcc kernels; pack with APPS=jacobi).
+# jgeo (Jacobi's geometries: 256 and 512 threads, the baselines' 512 and
+# 1024), jfinal (Jacobi at its defaults against every baseline variant).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -172,6 +174,41 @@ for rep in $(seq "$REPS"); do
         row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
       done
     done
+    ;;
+  jgeo)
+    # Jacobi's geometries with the four-column sweep.
+    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    for size in 4096 16384; do
+      for t in 256 512; do
+        row "$o/jacobi.csv" "jacobi $t $size np 1" 1 examples/jacobi --size $size --threads $t --no-check
+        row "$o/jacobi.csv" "jacobi $t $size np 2" 2 examples/jacobi --size $size --threads $t --no-check
+      done
+      for t in 512 1024; do
+        row "$o/jacobi.csv" "jacobi_mpi $t $size np 1" 1 examples/jacobi_mpi --size $size --threads $t --no-check
+        row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
+      done
+    done
+    ;;
+  jfinal)
+    # Jacobi at its defaults against every baseline variant and the nvcc
+    # kernel at both geometries; a traced two-GPU run for the breakdown.
+    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    for size in 4096 16384; do
+      for n in 1 2; do
+        row "$o/jacobi.csv" "jacobi $size np $n" "$n" examples/jacobi --size $size --no-check
+        for t in 512 1024; do
+          row "$o/jacobi.csv" "jacobi_mpi $t $size np $n" "$n" examples/jacobi_mpi --size $size --threads $t --no-check
+          [ "$n" = 2 ] && row "$o/jacobi.csv" "jacobi_mpi --overlap $t $size np $n" "$n" examples/jacobi_mpi --overlap --size $size --threads $t --no-check
+          [ "$n" = 1 ] && row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
+        done
+      done
+    done
+    if [ "$rep" = 1 ]; then
+      export DCUDA_TRACE=$o/jacobi2.json DCUDA_TRACE_SPANS=8192
+      row "$o/traced.csv" "jacobi traced 4096 np 2" 2 examples/jacobi --size 4096 --no-check
+      unset DCUDA_TRACE DCUDA_TRACE_SPANS
+      rm -f "$o"/*.json
+    fi
     ;;
   esac
 done

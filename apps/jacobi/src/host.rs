@@ -48,12 +48,15 @@ pub struct Defaults {
 }
 
 impl Defaults {
-    /// The dcuda program's: ranks of 256 threads (two an SM at 128
-    /// registers; as fast as 512 and twice the ranks).
-    pub const RANKS: Defaults = Defaults { threads: 256 };
-    /// The baselines': blocks of 512 threads (their fastest on an H100,
-    /// against 128, 256 and 1024).
-    pub const BLOCKS: Defaults = Defaults { threads: 512 };
+    /// The dcuda program's: ranks of 512 threads, one an SM at 128
+    /// registers. With the sweep four columns at a time, faster than 256 on
+    /// two H200s at 4096² and 16384², on one GPU and two
+    /// (`bench/results/2026-11-27-apart-h200x2/`).
+    pub const RANKS: Defaults = Defaults { threads: 512 };
+    /// The baselines': blocks of 1024 threads, their fastest on an H200
+    /// with the sweep four columns at a time (against 512; 512 was their
+    /// fastest on an H100 one column at a time).
+    pub const BLOCKS: Defaults = Defaults { threads: 1024 };
 }
 
 impl Options {
