@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a machine without a GPU (kernels run on the CPU
-# emulator): formatting, build, clippy, tests, ptxas on every PTX, the book.
+# emulator): formatting, build, clippy, rustdoc, tests, ptxas on every PTX,
+# the book.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --full
@@ -20,6 +21,7 @@ step() { echo; echo "=== $* (at ${SECONDS}s)"; }
 step "cargo fmt --check";           cargo fmt --all --check
 step "cargo build";                 cargo build --workspace --all-targets
 step "cargo clippy";                cargo clippy --workspace --all-targets -- -D warnings
+step "cargo doc";                   RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 step "cargo test";                  cargo test --workspace
 step "srun";                        scripts/srun-checks.sh target/debug
 step "template project";           scripts/check-template.sh

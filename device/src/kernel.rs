@@ -1,4 +1,4 @@
-//! Host-side kernel handles, emitted by [`#[kernel]`](crate::kernel).
+//! Host-side kernel handles, emitted by [`#[kernel]`](macro@crate::kernel).
 //!
 //! A [`Kernel<A>`] names a PTX entry point and carries the same function
 //! compiled for the host, which the emulator runs. `A` is the tuple of the

@@ -21,8 +21,8 @@
 //! | [`shared`] | typed block shared memory |
 //! | [`abi`] | the device–host ABI: run context, command ring, records |
 //! | [`runtime`] | communicators, windows, notified access, matching, host calls |
-//! | [`rank`] | [`Rank`], the handle of a rank kernel: the public face of all of it |
-//! | [`kernel`] | host-side launch handles that `#[kernel]` and `#[rank]` emit |
+//! | [`rank`](mod@rank) | [`Rank`], the handle of a rank kernel: the public face of all of it |
+//! | [`kernel`](mod@kernel) | host-side launch handles that `#[kernel]` and `#[rank]` emit |
 #![no_std]
 // Crate-level attributes must sit at the crate root: the only target
 // switch outside `arch`.

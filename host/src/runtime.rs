@@ -60,7 +60,7 @@ impl RuntimeBuilder {
     }
 
     /// The most OS threads the emulator runs at once: the emulator's
-    /// co-residency limit (default [`EmuDevice::DEFAULT_THREADS`], or
+    /// co-residency limit (default 4096, or
     /// `DCUDA_EMULATOR_THREADS`).
     pub fn emulator_threads(mut self, threads: usize) -> Self {
         self.emulator_threads = Some(threads.max(1));
@@ -68,8 +68,8 @@ impl RuntimeBuilder {
     }
 
     /// The most ranks the emulator runs at once, one OS thread each: what
-    /// "as many ranks as fit" means there (default
-    /// [`EmuDevice::DEFAULT_RANKS`], or `DCUDA_EMULATOR_RANKS`).
+    /// "as many ranks as fit" means there (default 64, or
+    /// `DCUDA_EMULATOR_RANKS`).
     pub fn emulator_ranks(mut self, ranks: usize) -> Self {
         self.emulator_ranks = Some(ranks.max(1));
         self

@@ -8,7 +8,7 @@ use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_id
 use dcuda_device::kernel::KernelParam;
 use dcuda_device::{kernel, DeviceSlice};
 
-/// One launch of [`panfilov_step`].
+/// One launch of a `panfilov_step_*` kernel ([`PANFILOV_STEP_1`] and the other batches).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct StepArgs {
@@ -85,7 +85,7 @@ step_kernels!(
 /// `column`, or unpacks it (`pack` 0).
 ///
 /// # Safety
-/// As [`panfilov_step`]; one block.
+/// As the `panfilov_step_*` kernels ([`PANFILOV_STEP_1`]); one block.
 #[kernel]
 pub unsafe fn panfilov_column(
     fields: Fields,

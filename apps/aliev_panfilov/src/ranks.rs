@@ -8,7 +8,7 @@ use crate::compute::{copy_column, step_apart, TimeStep, Walk};
 use crate::layout::{Fields, Layout};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
-/// Arguments of [`aliev_panfilov`].
+/// Arguments of [`aliev_panfilov`](ALIEV_PANFILOV).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct PanfilovArgs {

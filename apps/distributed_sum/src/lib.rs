@@ -1,15 +1,15 @@
 //! The distributed sum of dCUDA's guide (digest 000 §2.9), done right: a
 //! block reduction per rank, then a binomial tree over the world ranks
-//! written by hand with notified puts ([`distributed_sum`]), or the
-//! library's `reduce_to` ([`distributed_sum_reduce`]).
-//! [`block_sums`] is the host-driven baseline's kernel: the same block
+//! written by hand with notified puts ([`distributed_sum`](DISTRIBUTED_SUM)), or the
+//! library's `reduce_to` ([`distributed_sum_reduce`](DISTRIBUTED_SUM_REDUCE)).
+//! [`block_sums`](BLOCK_SUMS) is the host-driven baseline's kernel: the same block
 //! reduction, with the combining left to the host and MPI.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 use dcuda_device::{rank, rank_log, DeviceSlice, Rank, Sum};
 
-/// Arguments of [`distributed_sum`].
+/// Arguments of [`distributed_sum`](DISTRIBUTED_SUM).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SumArgs {
@@ -68,7 +68,7 @@ pub fn distributed_sum(rank: &mut Rank, args: &SumArgs) {
 /// The same sum with the library's collective: block reductions, then one
 /// `reduce_to` over the world (on one GPU through device memory, between
 /// GPUs through each GPU's leader). Writes the total like
-/// [`distributed_sum`].
+/// [`distributed_sum`](DISTRIBUTED_SUM).
 #[rank]
 pub fn distributed_sum_reduce(rank: &mut Rank, args: &SumArgs) {
     let world = rank.world();

@@ -19,7 +19,7 @@ pub enum Stage {
     Output = 2,
 }
 
-/// One launch of [`hdiff_stage`].
+/// One launch of a `hdiff_stage_*` kernel ([`HDIFF_STAGE_1`] and the other batches).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct StageArgs {

@@ -5,7 +5,7 @@
 use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
-/// Arguments of [`hdiff`].
+/// Arguments of [`hdiff`](HDIFF).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct HdiffArgs {

@@ -7,7 +7,7 @@ use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, sync_thre
 use dcuda_device::kernel::KernelParam;
 use dcuda_device::{kernel, shared_array, DeviceSlice};
 
-/// One launch of [`jacobi_step`].
+/// One launch of [`jacobi_step`](JACOBI_STEP).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Step {

@@ -18,7 +18,7 @@ pub fn split(n: u32, parts: u32, i: u32) -> (u32, u32) {
 /// and the row itself in registers, four rows at a time so that four
 /// rows' loads are in flight at once. Where rows are 16-byte aligned
 /// (`nx` a multiple of 4, arrays aligned), a thread takes four columns at
-/// a time ([`sweep_by4`]): one 16-byte load a row instead of four, so
+/// a time (`sweep_by4`): one 16-byte load a row instead of four, so
 /// that more bytes are in flight; otherwise one column at a time.
 ///
 /// # Safety

@@ -4,7 +4,7 @@
 use crate::compute::{split, sweep};
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
-/// Arguments of [`jacobi`].
+/// Arguments of [`jacobi`](JACOBI).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct JacobiArgs {

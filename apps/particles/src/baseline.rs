@@ -137,7 +137,7 @@ fn thread() -> (u32, u32) {
 /// The launch contract of every phase: `p`'s arrays are live and laid out
 /// for the launch's blocks, one per slab of the process, at most 1024
 /// threads a block, a power of two; the phases run in order, one at a
-/// time, except [`own_forces_blocks`] beside the host's exchange of the
+/// time, except [`own_forces_blocks`](OWN_FORCES_BLOCKS) beside the host's exchange of the
 /// halo.
 #[kernel]
 pub unsafe fn move_out(p: Phase) {
@@ -157,10 +157,10 @@ pub unsafe fn move_out(p: Phase) {
     }
 }
 
-/// See [`move_out`]: the moved particles in, then the halo out.
+/// See [`move_out`](MOVE_OUT): the moved particles in, then the halo out.
 ///
 /// # Safety
-/// As [`move_out`].
+/// As [`move_out`](MOVE_OUT).
 #[kernel]
 pub unsafe fn move_in(p: Phase) {
     let (b, t) = (block_idx().x, thread());
@@ -187,10 +187,10 @@ pub unsafe fn move_in(p: Phase) {
     }
 }
 
-/// See [`move_out`]: the forces between the slab's own particles.
+/// See [`move_out`](MOVE_OUT): the forces between the slab's own particles.
 ///
 /// # Safety
-/// As [`move_out`].
+/// As [`move_out`](MOVE_OUT).
 #[kernel]
 pub unsafe fn own_forces_blocks(p: Phase) {
     let (b, t) = (block_idx().x, thread());
@@ -202,10 +202,10 @@ pub unsafe fn own_forces_blocks(p: Phase) {
     p.sum_into(e, 2 * b as usize);
 }
 
-/// See [`move_out`]: the halo's forces and the kick.
+/// See [`move_out`](MOVE_OUT): the halo's forces and the kick.
 ///
 /// # Safety
-/// As [`move_out`].
+/// As [`move_out`](MOVE_OUT).
 #[kernel]
 pub unsafe fn halo_forces_blocks(p: Phase) {
     let (b, t) = (block_idx().x, thread());

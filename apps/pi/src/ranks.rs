@@ -4,7 +4,7 @@
 use crate::compute::{midpoint_sum_apart, split};
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
-/// Arguments of [`pi`].
+/// Arguments of [`pi`](PI).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct PiArgs {

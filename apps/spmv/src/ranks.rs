@@ -4,7 +4,7 @@
 use crate::compute::{overlap, product_rows_apart, reach, split, Csr};
 use dcuda_device::{arch, rank, DeviceSlice, Max, Rank, Sum};
 
-/// Arguments of [`spmv`].
+/// Arguments of [`spmv`](SPMV).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SpmvArgs {

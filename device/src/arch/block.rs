@@ -6,7 +6,7 @@
 //! On the GPU every thread of the block runs the caller, and a
 //! [`PerThread`] is one register of each thread. The emulator does the
 //! same: each thread of a rank is a coroutine on the rank's OS thread
-//! ([`lanes`](super::lanes)), run in lockstep from one barrier or shuffle
+//! (`arch::lanes`), run in lockstep from one barrier or shuffle
 //! to the next, and a `PerThread` is a value of each coroutine. So the
 //! same code computes the same values, bit for bit, and the emulator sees
 //! every thread at every collective point. Only the intrinsics below

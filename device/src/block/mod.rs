@@ -1,7 +1,7 @@
 //! The block handle: a rank's threads as one unit. Per-thread regions,
 //! per-thread state and the block-collective operations (barrier,
 //! reduction, scan, broadcast from one thread), written once on the
-//! primitives of [`arch::block`](crate::arch::block).
+//! primitives of [`arch::block`].
 
 mod collective;
 mod ops;

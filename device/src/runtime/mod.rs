@@ -2,7 +2,7 @@
 //! access, notification matching, barriers, collectives, host calls
 //! (timers, logging) and error reporting. [`Rank`](crate::Rank) is its public face; here each
 //! subsystem keeps its own state, private to its module, and works on the
-//! block through [`Block`].
+//! block through its `Block`.
 //!
 //! On one GPU notified access never involves the host: the sending block
 //! copies into the target window, synchronises, and one thread adds to the

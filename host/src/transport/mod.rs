@@ -5,7 +5,7 @@
 //! * **staged two-sided messages** (`send`, `progress`, `try_recv`): tagged,
 //!   non-blocking, in order per sender and channel. Every transport has
 //!   them; setup, window exchange, barriers, abort and the host route's
-//!   data are built on them in [`crate::world`];
+//!   data are built on them in `crate::world`;
 //! * **one-sided access to registered memory** (`register`, `put`,
 //!   `put_with_signal`, `get`, `atomic_add`, `fence`, `quiet`): what
 //!   RDMA-capable engines (InfiniBand verbs, NVSHMEM, MPI RMA) offer. A

@@ -6,7 +6,7 @@
 use dcuda_device::arch::{self, block_idx, global_timer, thread_idx};
 use dcuda_device::{kernel, rank, DeviceSlice, Rank};
 
-/// Arguments of [`put_bandwidth`].
+/// Arguments of [`put_bandwidth`](PUT_BANDWIDTH).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct BandwidthArgs {
@@ -100,7 +100,7 @@ pub fn put_bandwidth(rank: &mut Rank, args: &BandwidthArgs) {
     rank.win_free(win);
 }
 
-/// Arguments of [`raw_copy`].
+/// Arguments of [`raw_copy`](RAW_COPY).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CopyArgs {

@@ -3,7 +3,7 @@
 
 use dcuda_device::{rank, DeviceSlice, Rank};
 
-/// Arguments of [`chunk_latency`].
+/// Arguments of [`chunk_latency`](CHUNK_LATENCY).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ChunkLatencyArgs {

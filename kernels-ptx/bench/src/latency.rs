@@ -11,7 +11,7 @@ use dcuda_device::{kernel, rank, DeviceSlice, Rank};
 /// Untimed batches before the timed ones.
 pub const WARMUP_BATCHES: u32 = 2;
 
-/// Arguments of [`pingpong`].
+/// Arguments of [`pingpong`](PINGPONG).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct PingArgs {
@@ -129,7 +129,7 @@ pub(crate) unsafe fn time_batches(
     }
 }
 
-/// Arguments of [`pingpong_breakdown`] besides the timing.
+/// Arguments of [`pingpong_breakdown`](PINGPONG_BREAKDOWN) besides the timing.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct BreakdownArgs {
@@ -149,7 +149,7 @@ pub struct BreakdownArgs {
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
 unsafe impl dcuda_device::kernel::KernelParam for BreakdownArgs {}
 
-/// Latency breakdown: two blocks ping-pong as in [`raw_flag_pingpong`],
+/// Latency breakdown: two blocks ping-pong as in [`raw_flag_pingpong`](RAW_FLAG_PINGPONG),
 /// adding the runtime's pieces one at a time. `steps >= 1`: a counter
 /// bumped with `red.release.gpu` instead of a flag store; `>= 2`: a block
 /// barrier after each successful poll (the leader's broadcast); `>= 3`: a
@@ -203,7 +203,7 @@ pub unsafe fn pingpong_breakdown(a: BreakdownArgs, batches: u32, iters: u32, out
     });
 }
 
-/// Arguments of [`host_roundtrip`].
+/// Arguments of [`host_roundtrip`](HOST_ROUNDTRIP).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct HostArgs {

@@ -21,7 +21,7 @@ pub use typed::*;
 
 use dcuda_device::{rank, DeviceSlice, Rank, Sum};
 
-/// Arguments of [`collective_latency`].
+/// Arguments of [`collective_latency`](COLLECTIVE_LATENCY).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveLatencyArgs {
@@ -80,7 +80,7 @@ pub fn collective_latency(rank: &mut Rank, args: &CollectiveLatencyArgs) {
 }
 
 /// `Rank::barrier` on the device communicator, alone in its kernel (the
-/// arguments of [`collective_latency`]; `mode` and `world` unused): the
+/// arguments of [`collective_latency`](COLLECTIVE_LATENCY); `mode` and `world` unused): the
 /// one-GPU barrier benchmark. In a kernel that also holds other
 /// collectives the same barrier measured slower (a large kernel's hot
 /// paths miss the instruction cache: `bench/experiments/far_jumps.cu`).
@@ -116,7 +116,7 @@ pub(crate) fn barrier_batches(
     }
 }
 
-/// Arguments of [`rail_allreduce`].
+/// Arguments of [`rail_allreduce`](RAIL_ALLREDUCE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct RailArgs {

@@ -8,7 +8,7 @@ use dcuda_device::{rank, DeviceSlice, Rank, Source};
 const DATA: u32 = 1;
 const ACK: u32 = 2;
 
-/// Arguments of [`message_bench`].
+/// Arguments of [`message_bench`](MESSAGE_BENCH).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct MessageBenchArgs {

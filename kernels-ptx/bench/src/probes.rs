@@ -44,7 +44,7 @@ unsafe fn arrive_and_wait(word: *mut u32, ranks: u32, id: u32) -> u32 {
     0
 }
 
-/// Arguments of [`message_timeline`].
+/// Arguments of [`message_timeline`](MESSAGE_TIMELINE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TimelineArgs {
@@ -70,7 +70,7 @@ pub struct TimelineArgs {
     pub sums: DeviceSlice<u64>,
 }
 
-/// Clock readings a side sums per round trip in [`message_timeline`].
+/// Clock readings a side sums per round trip in [`message_timeline`](MESSAGE_TIMELINE).
 pub const POINTS: usize = 4;
 
 /// The ping-pong of `message_bench` with 8-byte transfers, each side

@@ -4,7 +4,7 @@
 
 use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Window};
 
-/// Arguments of [`typed_bench`].
+/// Arguments of [`typed_bench`](TYPED_BENCH).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TypedBenchArgs {

@@ -7,7 +7,7 @@
 use crate::runtime_checks::fill;
 use dcuda_device::{rank, DeviceSlice, Rank, Sum};
 
-/// Arguments of [`chunk_collectives`].
+/// Arguments of [`chunk_collectives`](CHUNK_COLLECTIVES).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ChunkArgs {

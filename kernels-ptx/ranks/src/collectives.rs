@@ -6,7 +6,7 @@
 use crate::runtime_checks::fill;
 use dcuda_device::{arch, rank, BitAnd, BitOr, BitXor, DeviceSlice, Max, Min, Prod, Rank, Sum};
 
-/// Arguments of [`int_collectives`].
+/// Arguments of [`int_collectives`](INT_COLLECTIVES).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CollectiveArgs {
@@ -55,7 +55,7 @@ fn hidden_thread_index() -> u32 {
     arch::thread_idx().x
 }
 
-/// Arguments of [`hidden_misuse`].
+/// Arguments of [`hidden_misuse`](HIDDEN_MISUSE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct MisuseArgs {
@@ -79,7 +79,7 @@ pub fn rank_panics(rank: &mut Rank, args: &MisuseArgs) {
     unsafe { args.out.write(rank.id() as usize, 1) };
 }
 
-/// Arguments of [`allreduce_bcast`].
+/// Arguments of [`allreduce_bcast`](ALLREDUCE_BCAST).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct RankCollectiveArgs {
@@ -140,7 +140,7 @@ pub fn allreduce_bcast(rank: &mut Rank, args: &RankCollectiveArgs) {
 }
 // ANCHOR_END: allreduce
 
-/// Arguments of [`allreduce_slices`].
+/// Arguments of [`allreduce_slices`](ALLREDUCE_SLICES).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SliceReduceArgs {

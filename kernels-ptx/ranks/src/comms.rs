@@ -6,7 +6,7 @@
 use crate::runtime_checks::fill;
 use dcuda_device::{rank, DeviceSlice, Max, Rank, SplitType, Sum};
 
-/// Arguments of [`comm_splits`].
+/// Arguments of [`comm_splits`](COMM_SPLITS).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SplitArgs {
@@ -96,7 +96,7 @@ pub fn comm_splits(rank: &mut Rank, args: &SplitArgs) {
 }
 // ANCHOR_END: splits
 
-/// Arguments of [`allreduce_across`].
+/// Arguments of [`allreduce_across`](ALLREDUCE_ACROSS).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct AcrossArgs {
@@ -143,7 +143,7 @@ pub fn allreduce_across(rank: &mut Rank, args: &AcrossArgs) {
 }
 // ANCHOR_END: rails
 
-/// Words per rank in the output of [`split_types`].
+/// Words per rank in the output of [`split_types`](SPLIT_TYPES).
 pub const TYPE_RESULTS: usize = 7;
 
 // ANCHOR: split_type

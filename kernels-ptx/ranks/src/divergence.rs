@@ -17,7 +17,7 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 use dcuda_device::{arch, rank, rank_log, shared_array, DeviceSlice, Rank, Sum};
 
-/// Arguments of [`diverge`].
+/// Arguments of [`diverge`](DIVERGE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct DivergeArgs {

@@ -5,7 +5,7 @@
 use super::runtime_checks::fill;
 use dcuda_device::{rank, Datatype, DeviceSlice, Indexed, Rank};
 
-/// Arguments of [`indexed_exchange`].
+/// Arguments of [`indexed_exchange`](INDEXED_EXCHANGE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct IndexedArgs {

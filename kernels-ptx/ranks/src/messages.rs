@@ -8,7 +8,7 @@
 use crate::runtime_checks::fill;
 use dcuda_device::{rank, DeviceCopy, DeviceSlice, Rank, Source, Sum};
 
-/// Arguments of [`message_checks`].
+/// Arguments of [`message_checks`](MESSAGE_CHECKS).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct MessageArgs {
@@ -242,7 +242,7 @@ pub fn message_checks(rank: &mut Rank, args: &MessageArgs) {
 }
 // ANCHOR_END: messages
 
-/// Elements of the messages [`peer_message_checks`] sends each round, in
+/// Elements of the messages [`peer_message_checks`](PEER_MESSAGE_CHECKS) sends each round, in
 /// order: in registers, inline, over several records, and the longest
 /// that goes into a mapped GPU's peer log.
 pub const PEER_LENS: [u32; 4] = [

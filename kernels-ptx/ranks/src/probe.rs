@@ -4,7 +4,7 @@
 
 use dcuda_device::{rank, DeviceSlice, Rank};
 
-/// Arguments of [`uniform_region`].
+/// Arguments of [`uniform_region`](UNIFORM_REGION).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ProbeArgs {

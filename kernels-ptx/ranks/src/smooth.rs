@@ -6,7 +6,7 @@
 use dcuda_device::{rank, DeviceSlice, Rank};
 
 // ANCHOR: kernel
-/// Arguments of [`smooth_line`].
+/// Arguments of [`smooth_line`](SMOOTH_LINE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct SmoothArgs {

@@ -4,7 +4,7 @@ use dcuda_device::arch::{self, Ordering, Scope};
 use dcuda_device::{rank, shared_array, DeviceSlice, Max, Rank, Sum};
 
 // ANCHOR: args
-/// Arguments of [`block_stats`]. Every rank handles `threads_per_rank`
+/// Arguments of [`block_stats`](BLOCK_STATS). Every rank handles `threads_per_rank`
 /// consecutive elements of `input`.
 #[repr(C)]
 #[derive(Clone, Copy)]

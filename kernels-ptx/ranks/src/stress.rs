@@ -9,7 +9,7 @@ use dcuda_device::{rank, DeviceSlice, Rank};
 /// Words per message: source, round, payload, checksum.
 pub const WORDS: usize = 8;
 
-/// Arguments of [`stress`].
+/// Arguments of [`stress`](STRESS).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct StressArgs {

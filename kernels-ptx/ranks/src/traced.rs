@@ -5,7 +5,7 @@
 
 use dcuda_device::{rank, DeviceSlice, Rank};
 
-/// Arguments of [`traced_ring`].
+/// Arguments of [`traced_ring`](TRACED_RING).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TracedArgs {

@@ -4,7 +4,7 @@
 use super::runtime_checks::fill;
 use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Tile, Tile3, TypeError};
 
-/// Arguments of [`typed_exchange`].
+/// Arguments of [`typed_exchange`](TYPED_EXCHANGE).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TypedArgs {
@@ -77,7 +77,7 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
 }
 // ANCHOR_END: typed
 
-/// Arguments of [`halo_2d`].
+/// Arguments of [`halo_2d`](HALO_2D).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct HaloArgs {
@@ -150,7 +150,7 @@ pub fn halo_2d(rank: &mut Rank, args: &HaloArgs) {
 }
 // ANCHOR_END: halo
 
-/// Arguments of [`halo_3d`].
+/// Arguments of [`halo_3d`](HALO_3D).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Halo3Args {

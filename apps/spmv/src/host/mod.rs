@@ -1,5 +1,5 @@
 //! What the programs share on the host: options, the matrices and the CPU
-//! reference ([`matrix`]), and the report. Not part of the PTX build.
+//! reference (`matrix`), and the report. Not part of the PTX build.
 
 mod matrix;
 
