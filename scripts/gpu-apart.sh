@@ -25,17 +25,9 @@ section=${1:-one}
 REPS=${REPS:-3}
 o=$OUT/apart-$section; mkdir -p "$o"
 { echo "commits (new, before): $(tr '\n' ' ' < COMMIT) $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; } > "$o/log"
-row() { # CSV NAME NP CMD...
-  local csv=$1 name=$2 n=$3; shift 3
-  local cmd=("$@")
-  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
-  if timeout 120 "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
-    [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's|^|name,|' > "$csv"
-    tail -n 1 /tmp/row.csv | sed "s|^|$name,|" >> "$csv"
-  else
-    echo "FAIL $name" >> "$o/log"
-  fi
-}
+# shellcheck source=gpu-lib.sh
+. "$here/../scripts/gpu-lib.sh"
+row() { named_row "$@"; }
 for rep in $(seq "$REPS"); do
   case $section in
   one)
@@ -213,13 +205,5 @@ for rep in $(seq "$REPS"); do
   esac
 done
 cat "$o/log"; tail -3 "$o/err.log" 2>/dev/null
-python3 - "$o" <<'PY'
-import csv, glob, statistics, sys, collections
-for f in sorted(glob.glob(f"{sys.argv[1]}/*.csv")):
-    runs = collections.defaultdict(list)
-    for r in csv.DictReader(open(f)):
-        runs[r["name"]].append(float(r["seconds"]))
-    for k, v in runs.items():
-        print(f"{f.split('/')[-1]}: {k}: median {statistics.median(v):.5f} s of {len(v)}: {' '.join(f'{x:.5f}' for x in v)}")
-PY
+medians "$o"
 cd "$OUT" && tar cJf "apart-$section.tar.xz" "apart-$section" && rm -rf "apart-$section"

@@ -19,16 +19,11 @@ export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 REPS=${REPS:-2}  # TRACED=0 skips the traced runs
 o=$OUT/irregular; mkdir -p "$o/apps" "$o/traced"
 { echo "commit $(cat COMMIT) $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; mpirun --version | head -1; } > "$o/log"
+# shellcheck source=gpu-lib.sh
+. "$repo/scripts/gpu-lib.sh"
 row() { # APP NAME NP CMD...
-  local csv=$o/apps/$1.csv name=$2 n=$3; shift 3
-  local cmd=("$@")
-  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
-  if timeout 120 "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
-    [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's|^|name,|' > "$csv"
-    tail -n 1 /tmp/row.csv | sed "s|^|$name,|" >> "$csv"
-  else
-    echo "FAIL $name" >> "$o/log"
-  fi
+  local app=$1; shift
+  named_row "$o/apps/$app.csv" "$@"
 }
 power=(--power --tol 0 --iters 100)
 spmv_problems() { # NP SCALE: the three sparse problems at SCALE times the rows
@@ -76,13 +71,5 @@ traced pi examples/pi
 unset DCUDA_MODEL
 cat "$o/log"; tail -3 "$o/err.log" 2>/dev/null
 grep -h "predicted" "$o"/traced/*.log | head -20
-python3 - "$o/apps" <<'PY'
-import csv, glob, statistics, sys, collections
-for f in sorted(glob.glob(f"{sys.argv[1]}/*.csv")):
-    runs = collections.defaultdict(list)
-    for r in csv.DictReader(open(f)):
-        runs[r["name"]].append(float(r["seconds"]))
-    for k, v in runs.items():
-        print(f"{k}: median {statistics.median(v):.5f} s of {len(v)}")
-PY
+medians "$o/apps"
 cd "$OUT" && tar cJf irregular.tar.xz irregular && rm -rf irregular

@@ -1,4 +1,4 @@
-# Shared by gpu-run.sh and gpu-world.sh: `run NAME CMD...` runs CMD with
+# Shared by the GPU scripts: `run NAME CMD...` runs CMD with
 # a time limit of $RUN_LIMIT seconds, appends its output to $log and
 # counts it as passed or failed; `summary` prints the counts and fails if
 # anything failed.
@@ -25,4 +25,30 @@ measure() {
 summary() {
   echo "passed $pass, failed $fail ${failed[*]:-}" | tee -a "$log"
   [ "$fail" = 0 ]
+}
+# `named_row CSV NAME NP CMD...` runs CMD --csv alone (NP = 1) or under
+# mpirun -np NP and appends its row to CSV with NAME as the first column
+# (the header once); a failure goes to $o/log. stderr goes to $o/err.log.
+named_row() {
+  local csv=$1 name=$2 n=$3; shift 3
+  local cmd=("$@")
+  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
+  if timeout "${ROW_LIMIT:-120}" "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
+    [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's|^|name,|' > "$csv"
+    tail -n 1 /tmp/row.csv | sed "s|^|$name,|" >> "$csv"
+  else
+    echo "FAIL $name" >> "$o/log"
+  fi
+}
+# `medians DIR`: every name's median seconds over the rows of DIR/*.csv.
+medians() {
+  python3 - "$1" <<'PY'
+import csv, glob, statistics, sys, collections
+for f in sorted(glob.glob(f"{sys.argv[1]}/*.csv")):
+    runs = collections.defaultdict(list)
+    for r in csv.DictReader(open(f)):
+        runs[r["name"]].append(float(r["seconds"]))
+    for k, v in runs.items():
+        print(f"{f.split('/')[-1]}: {k}: median {statistics.median(v):.5f} s of {len(v)}: {' '.join(f'{x:.5f}' for x in v)}")
+PY
 }

@@ -11,17 +11,9 @@ cd "$here/unpacked"
 export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 o=$OUT/sweep; mkdir -p "$o"
 { echo "commit $(cat COMMIT) $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader; } > "$o/log"
-row() { # CSV NAME NP CMD...
-  local csv=$1 name=$2 n=$3; shift 3
-  local cmd=("$@")
-  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
-  if timeout 90 "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
-    [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's/^/name,/' > "$csv"
-    tail -n 1 /tmp/row.csv | sed "s/^/$name,/" >> "$csv"
-  else
-    echo "FAIL $name" >> "$o/log"
-  fi
-}
+# shellcheck source=gpu-lib.sh
+. "$here/../scripts/gpu-lib.sh"
+row() { named_row "$@"; }
 for rep in 1 2 3; do
   for cfg in "1 1048576 1" "2 1048576 1" "2 2097152 2" "2 2097152 1"; do
     read -r n size aspect <<< "$cfg"
