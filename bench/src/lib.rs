@@ -16,3 +16,4 @@ pub mod report;
 pub mod stats;
 pub mod suite;
 pub mod table;
+pub mod world_rows;

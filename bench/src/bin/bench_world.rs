@@ -30,6 +30,7 @@ use dcuda_bench::report::{header, write_csv, Machine, Row, Target};
 use dcuda_bench::stats::{summary, Summary};
 use dcuda_bench::suite::{aligned, trial_bandwidths, Ping, Suite, ALIGN};
 use dcuda_bench::table::write_plot;
+use dcuda_bench::world_rows::{Curves, Rows, PUT};
 
 use dcuda::{RunConfig, Runtime};
 use dcuda_bench_kernels::*;
@@ -92,45 +93,6 @@ impl World {
     }
 }
 
-/// The rows of the run; process 0 prints each.
-struct Rows {
-    route: &'static str,
-    me: u32,
-    rows: Vec<Row>,
-}
-
-impl Rows {
-    fn push(&mut self, row: Row) -> Row {
-        if self.me == 0 {
-            println!("{:<9} {}", self.route, row.line());
-        }
-        self.rows.push(row.clone());
-        row
-    }
-
-    /// The latency rows by size of dcuda's put and NVSHMEM's, as curves.
-    fn latency_curves(&self) -> Curves {
-        let curve = |prefix: &str| -> Vec<(f64, f64)> {
-            (self.rows.iter())
-                .filter(|r| r.group == "size" && r.measure.starts_with(prefix))
-                .map(|r| (r.x, r.value.median))
-                .collect()
-        };
-        [
-            ("dcuda notified put", PUT),
-            ("NVSHMEM put-with-signal", NVSHMEM_BLOCK),
-        ]
-        .into_iter()
-        .map(|(name, prefix)| (name.to_string(), curve(prefix)))
-        .filter(|(_, c)| !c.is_empty())
-        .collect()
-    }
-}
-
-/// Named curves of `(bytes, value)` points.
-type Curves = Vec<(String, Vec<(f64, f64)>)>;
-
-const PUT: &str = "notified put,";
 /// The size of the seed's bandwidth figures (1 MB; here 1 MiB).
 const SEED_BYTES: usize = 1 << 20;
 const MPI: &str = "raw MPI, host memory";
