@@ -14,6 +14,7 @@
 # two GPUs, with the nvcc kernels; pack with APPS=jacobi).
 # jgeo (Jacobi's geometries: 256 and 512 threads, the baselines' 512 and
 # 1024), jfinal (Jacobi at its defaults against every baseline variant).
+# aprows (Aliev–Panfilov's rows within a process by notification).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -201,6 +202,22 @@ for rep in $(seq "$REPS"); do
       unset DCUDA_TRACE DCUDA_TRACE_SPANS
       rm -f "$o"/*.json
     fi
+    ;;
+  aprows)
+    # Aliev–Panfilov's rows within a process by notification (new) against
+    # notified puts onto themselves (before); checked first.
+    if [ "$rep" = 1 ]; then
+      for n in 1 2; do
+        timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/aliev_panfilov --nx 301 --ny 203 --iters 50 --procs-x $n --check >> "$o/checks.log" 2>&1 && echo "PASS check np $n" >> "$o/log" || echo "FAIL check np $n" >> "$o/log"
+      done
+    fi
+    for cfg in "1 4096" "1 1024" "2 4096" "2 2048"; do
+      read -r n size <<< "$cfg"
+      for v in aliev_panfilov aliev_panfilov_before aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+        # shellcheck disable=SC2086
+        row "$o/aliev_panfilov.csv" "$v $size np $n" "$n" examples/$v --size $size --procs-x 1 --no-check
+      done
+    done
     ;;
   esac
 done
