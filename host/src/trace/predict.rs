@@ -95,15 +95,14 @@ pub fn predict(t: &Trace, models: &RouteModels, cross: Hop) -> Prediction {
         let bytes = s.bytes as f64;
         let price = if POINT.contains(name) {
             s.peer.and_then(|p| {
-                let hop = match (process_of(s.rank), process_of(p)) {
-                    (Some(a), Some(b)) if a == b => Hop::Device,
-                    (Some(_), Some(_)) => cross,
-                    _ => return None,
+                let hop = match process_of(p)? {
+                    b if b == s.process as usize => Hop::Device,
+                    _ => cross,
                 };
                 Some(models.get(hop)?.predict(bytes))
             })
         } else if COLLECTIVE.contains(name) {
-            let here = process_of(s.rank).map(|i| t.processes[i].ranks);
+            let here = t.processes.get(s.process as usize).map(|p| p.ranks);
             let device = models.get(Hop::Device);
             let between = models.get(cross);
             match (here, device, processes) {

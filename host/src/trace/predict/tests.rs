@@ -82,3 +82,14 @@ fn a_route_without_a_model_is_counted_apart() {
     assert_eq!((p.calls, p.unpriced), (0, 2));
     assert_eq!(p.measured_us, 0.0);
 }
+
+#[test]
+fn every_priced_name_is_a_call() {
+    let names: Vec<&str> = (0..256)
+        .filter_map(dcuda_device::abi::Call::from_u32)
+        .map(|c| c.name())
+        .collect();
+    for name in POINT.iter().chain(COLLECTIVE) {
+        assert!(names.contains(name), "`{name}` is no device call's name");
+    }
+}
