@@ -92,12 +92,7 @@ for rep in $(seq "$REPS"); do
       row "$o/spmv.csv" "spmv $t threads cap $r" 1 examples/spmv --size 2048 --threads "$t" --max-registers "$r" --no-check
     done
     row "$o/spmv.csv" "spmv_mpi" 1 examples/spmv_mpi --size 2048 --no-check
-    if [ "$rep" = 1 ]; then
-      export DCUDA_TRACE=$o/spmv-traced.json
-      row "$o/spmv.csv" "spmv traced" 1 examples/spmv --size 2048 --no-check
-      unset DCUDA_TRACE
-      rm -f "$o"/*.json
-    fi
+    [ "$rep" = 1 ] && traced_row spmv-traced "$o/spmv.csv" "spmv traced" 1 examples/spmv --size 2048 --no-check
     ;;
   jacobi)
     for geo in "256 128" "512 128" "1024 64"; do
@@ -105,12 +100,7 @@ for rep in $(seq "$REPS"); do
       row "$o/jacobi.csv" "jacobi $t threads cap $r np 2" 2 examples/jacobi --size 4096 --threads "$t" --max-registers "$r" --no-check
     done
     row "$o/jacobi.csv" "jacobi_mpi np 2" 2 examples/jacobi_mpi --size 4096 --no-check
-    if [ "$rep" = 1 ]; then
-      export DCUDA_TRACE=$o/jacobi-traced.json
-      row "$o/jacobi.csv" "jacobi traced np 2" 2 examples/jacobi --size 4096 --no-check
-      unset DCUDA_TRACE
-      rm -f "$o"/*.json
-    fi
+    [ "$rep" = 1 ] && traced_row jacobi-traced "$o/jacobi.csv" "jacobi traced np 2" 2 examples/jacobi --size 4096 --no-check
     ;;
   spmv)
     # One and two GPUs, both geometries of each program, each matrix; then
@@ -138,10 +128,7 @@ for rep in $(seq "$REPS"); do
     ;;
   aptrace)
     for size in 1024 4096; do
-      export DCUDA_TRACE=$o/ap-$size.json
-      row "$o/aliev_panfilov.csv" "aliev_panfilov traced $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
-      unset DCUDA_TRACE
-      rm -f "$o"/*.json
+      traced_row "ap-$size" "$o/aliev_panfilov.csv" "aliev_panfilov traced $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
       row "$o/aliev_panfilov.csv" "aliev_panfilov $size 100 steps" 1 examples/aliev_panfilov --size $size --iters 100 --no-check
       row "$o/aliev_panfilov.csv" "aliev_panfilov_mpi $size 100 steps" 1 examples/aliev_panfilov_mpi --size $size --iters 100 --no-check
     done
@@ -196,12 +183,7 @@ for rep in $(seq "$REPS"); do
         done
       done
     done
-    if [ "$rep" = 1 ]; then
-      export DCUDA_TRACE=$o/jacobi2.json DCUDA_TRACE_SPANS=8192
-      row "$o/traced.csv" "jacobi traced 4096 np 2" 2 examples/jacobi --size 4096 --no-check
-      unset DCUDA_TRACE DCUDA_TRACE_SPANS
-      rm -f "$o"/*.json
-    fi
+    [ "$rep" = 1 ] && DCUDA_TRACE_SPANS=8192 traced_row jacobi2 "$o/traced.csv" "jacobi traced 4096 np 2" 2 examples/jacobi --size 4096 --no-check
     ;;
   aprows)
     # Aliev–Panfilov's rows within a process by notification (new) against

@@ -40,6 +40,14 @@ named_row() {
     echo "FAIL $name" >> "$o/log"
   fi
 }
+# `traced_row TRACE CSV NAME NP CMD...`: `named_row` traced into
+# $o/TRACE.json; keeps the summary (.txt) and breakdown SVG, drops the
+# JSON and the timeline (large).
+traced_row() {
+  local trace=$1; shift
+  DCUDA_TRACE=$o/$trace.json named_row "$@"
+  rm -f "$o/$trace.json" "$o/$trace.svg"
+}
 # `medians DIR`: every name's median seconds over the rows of DIR/*.csv.
 medians() {
   python3 - "$1" <<'PY'
