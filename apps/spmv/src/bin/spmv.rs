@@ -5,7 +5,7 @@
 //! N` (one GPU a process). Options: see `spmv_kernels::host::Options`.
 
 use dcuda::{RunConfig, Runtime};
-use spmv_kernels::host::{check, Matrix, Options, Outcome, Program};
+use spmv_kernels::host::{check, Defaults, Matrix, Options, Outcome};
 use spmv_kernels::{split, Csr, SpmvArgs, SPMV};
 
 fn main() {
@@ -13,7 +13,7 @@ fn main() {
 }
 
 fn run() -> app_support::Res<()> {
-    let o = Options::parse(Program::Ranks)?;
+    let o = Options::parse(Defaults::RANKS)?;
     let m = Matrix::of(&o);
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("spmv_kernels"), &o.load_options())?;

@@ -13,7 +13,7 @@
 
 use app_support::{clock_stamp, Job, Res};
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
-use spmv_kernels::host::{check, Matrix, Options, Outcome, Program};
+use spmv_kernels::host::{check, Defaults, Matrix, Options, Outcome};
 use spmv_kernels::{overlap, reach, split, Csr, Step, CLOCK_STAMP, SPMV_STEP};
 
 fn main() {
@@ -141,7 +141,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse(Program::Blocks)?;
+    let o = Options::parse(Defaults::BLOCKS)?;
     let m = Matrix::of(&o);
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("spmv_kernels"))?;

@@ -59,25 +59,40 @@ pub struct Options {
 
 const USAGE: &str = "options: --size N, --matrix poisson|random, --band N, --per-row N, --iters N, --power, --tol X, --threads N, --ranks N, --max-registers N, --overlap, --csv, --check | --no-check";
 
-/// Which program the options are for: their defaults differ.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Program {
-    /// The dcuda program's ranks.
-    Ranks,
-    /// The host-driven baseline's blocks.
-    Blocks,
+/// What a program runs with unless told otherwise (as the other
+/// applications' `Defaults`).
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Threads per rank or block for plain products.
+    pub threads: u32,
+    /// Threads per rank or block for power iteration.
+    pub power_threads: u32,
+}
+
+impl Defaults {
+    /// The dcuda program's: ranks of 1024 threads for plain products, 512
+    /// for power iteration (see [`Options::threads`]).
+    pub const RANKS: Defaults = Defaults {
+        threads: 1024,
+        power_threads: 512,
+    };
+    /// The baseline's: blocks of 1024 threads for both.
+    pub const BLOCKS: Defaults = Defaults {
+        threads: 1024,
+        power_threads: 1024,
+    };
 }
 
 impl Options {
-    /// Parses the command line of `program`.
-    pub fn parse(program: Program) -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1), program)
+    /// Parses the command line with a program's `defaults`.
+    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), defaults)
     }
 
-    /// Parses `args` (without the program's name) for `program`.
+    /// Parses `args` (without the program's name) with `defaults`.
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
-        program: Program,
+        defaults: Defaults,
     ) -> Result<Options, String> {
         let mut o = Options {
             size: 0,
@@ -149,9 +164,10 @@ impl Options {
             return Err(format!("--tol must be 0 or more, got {}", o.tol));
         }
         if o.threads == 0 {
-            o.threads = match program {
-                Program::Ranks if o.power => 512,
-                _ => 1024,
+            o.threads = if o.power {
+                defaults.power_threads
+            } else {
+                defaults.threads
             };
         }
         check_threads(o.threads)?;
@@ -277,30 +293,30 @@ mod tests {
     use super::*;
     use std::vec::Vec;
 
-    fn parse(line: &str, program: Program) -> Options {
+    fn parse(line: &str, defaults: Defaults) -> Options {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        Options::from_args(args, program).unwrap()
+        Options::from_args(args, defaults).unwrap()
     }
 
     #[test]
     fn each_program_gets_its_own_default_geometry() {
-        let ranks = parse("", Program::Ranks);
+        let ranks = parse("", Defaults::RANKS);
         assert_eq!((ranks.threads, ranks.max_registers), (1024, 64));
-        let power = parse("--power", Program::Ranks);
+        let power = parse("--power", Defaults::RANKS);
         assert_eq!((power.threads, power.max_registers), (512, 128));
-        assert_eq!(parse("--power", Program::Blocks).threads, 1024);
-        let given = parse("--threads 256", Program::Ranks);
+        assert_eq!(parse("--power", Defaults::BLOCKS).threads, 1024);
+        let given = parse("--threads 256", Defaults::RANKS);
         assert_eq!((given.threads, given.max_registers), (256, 128));
-        let capped = parse("--threads 1024 --max-registers 40", Program::Ranks);
+        let capped = parse("--threads 1024 --max-registers 40", Defaults::RANKS);
         assert_eq!(capped.max_registers, 40);
     }
 
     #[test]
     fn a_bad_geometry_is_refused_by_name() {
         let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let e = Options::from_args(args("--threads 768"), Program::Ranks).unwrap_err();
+        let e = Options::from_args(args("--threads 768"), Defaults::RANKS).unwrap_err();
         assert!(e.contains("--threads") && e.contains("768"), "{e}");
-        let e = Options::from_args(args("--max-registers 8"), Program::Ranks).unwrap_err();
+        let e = Options::from_args(args("--max-registers 8"), Defaults::RANKS).unwrap_err();
         assert!(e.contains("--max-registers") && e.contains('8'), "{e}");
     }
 }
