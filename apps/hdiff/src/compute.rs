@@ -261,3 +261,109 @@ pub unsafe fn output(
     });
 }
 // ANCHOR_END: stencils
+
+/// The three stages for the rank kernel, each batch out of line: called,
+/// a stage's loop gets the registers to itself, where inlined into the
+/// persistent kernel (capped beside the runtime's state) ptxas reloaded
+/// its invariants from local memory at every point. A function a batch,
+/// because the batch of 8 keeps its points in local memory and would
+/// share that frame with the others. The baseline inlines the stages.
+pub mod apart {
+    use super::{Shape, Walk, Work};
+    use dcuda_device::DeviceSlice;
+
+    /// Calls `$stage` with the walk's batch as a constant, out of line.
+    macro_rules! by_batch {
+        ($walk:expr, $stage:ident) => {
+            match $walk.batch {
+                1 => $stage::<1>,
+                2 => $stage::<2>,
+                4 => $stage::<4>,
+                _ => $stage::<8>,
+            }
+        };
+    }
+
+    /// [`laplacian`](super::laplacian) out of line.
+    ///
+    /// # Safety
+    /// As [`laplacian`](super::laplacian).
+    #[inline(always)]
+    pub unsafe fn laplacian(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        lap: &DeviceSlice<f64>,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        by_batch!(walk, laplacian_in)(shape, inp, lap, rows, walk)
+    }
+
+    #[inline(never)]
+    unsafe fn laplacian_in<const B: u32>(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        lap: &DeviceSlice<f64>,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        let walk = Walk { batch: B, ..*walk };
+        super::laplacian(*shape, *inp, *lap, *rows, walk)
+    }
+
+    /// [`fluxes`](super::fluxes) out of line.
+    ///
+    /// # Safety
+    /// As [`fluxes`](super::fluxes).
+    #[inline(always)]
+    pub unsafe fn fluxes(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        work: &Work,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        by_batch!(walk, fluxes_in)(shape, inp, work, rows, walk)
+    }
+
+    #[inline(never)]
+    unsafe fn fluxes_in<const B: u32>(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        work: &Work,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        let walk = Walk { batch: B, ..*walk };
+        super::fluxes(*shape, *inp, *work, *rows, walk)
+    }
+
+    /// [`output`](super::output) out of line.
+    ///
+    /// # Safety
+    /// As [`output`](super::output).
+    #[inline(always)]
+    pub unsafe fn output(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        work: &Work,
+        out: &DeviceSlice<f64>,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        by_batch!(walk, output_in)(shape, inp, work, out, rows, walk)
+    }
+
+    #[inline(never)]
+    unsafe fn output_in<const B: u32>(
+        shape: &Shape,
+        inp: &DeviceSlice<f64>,
+        work: &Work,
+        out: &DeviceSlice<f64>,
+        rows: &(usize, usize),
+        walk: &Walk,
+    ) {
+        let walk = Walk { batch: B, ..*walk };
+        super::output(*shape, *inp, *work, *out, *rows, walk)
+    }
+}
