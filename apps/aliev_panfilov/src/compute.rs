@@ -139,7 +139,23 @@ unsafe fn batched_apart<const BATCH: usize>(
     s: &TimeStep,
     walk: &Walk,
 ) {
-    batched::<BATCH>(*fields, *state, *rect, *s, *walk)
+    // Whether the rectangle holds a point that mirrors to a ghost point
+    // (the point one in from a side on the grid's boundary).
+    let mirrors = (fields.edges & Fields::WEST != 0 && rect.x0 <= 2)
+        || (fields.edges & Fields::EAST != 0 && rect.x1 >= fields.width)
+        || (fields.edges & Fields::NORTH != 0 && rect.y0 <= 2)
+        || (fields.edges & Fields::SOUTH != 0 && rect.y1 >= fields.height);
+    if !mirrors {
+        // None: the walk's mirror checks fold away and it keeps fewer
+        // values live.
+        let inner = Fields {
+            edges: 0,
+            ..*fields
+        };
+        batched::<BATCH>(inner, *state, *rect, *s, *walk)
+    } else {
+        batched::<BATCH>(*fields, *state, *rect, *s, *walk)
+    }
 }
 
 #[inline(always)]
