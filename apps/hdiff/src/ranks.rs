@@ -2,8 +2,7 @@
 //! owning a band of rows and exchanging the halos of each stage with
 //! notified puts as soon as it has computed them.
 
-use crate::compute::apart::{fluxes, laplacian, output};
-use crate::compute::{split, Shape, Walk, Work};
+use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
 /// Arguments of [`hdiff`](HDIFF).
@@ -88,7 +87,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         // current; a neighbour writes them again only after notifications
         // that this rank sends after reading them.
         rank.trace("laplacian", |rank| {
-            rank.threads(|t| unsafe { laplacian(&shape, &inp, &work.lap, &rows, &walk(t)) })
+            rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) })
         });
         // Fluxes in y need the Laplacian of the row below the band.
         rank.put_notify(
@@ -100,13 +99,13 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         );
         rank.wait_notifications(tag(LAP, k), 1);
         rank.trace("fluxes", |rank| {
-            rank.threads(|t| unsafe { fluxes(&shape, &inp, &work, &rows, &walk(t)) })
+            rank.threads(|t| unsafe { fluxes(shape, inp, work, rows, walk(t)) })
         });
         // The output needs the y flux of the row above the band.
         rank.put_notify(fly_win, below, 0, row(work.fly, rows.1 - 1), tag(FLY, k));
         rank.wait_notifications(tag(FLY, k), 1);
         rank.trace("output", |rank| {
-            rank.threads(|t| unsafe { output(&shape, &inp, &work, &out, &rows, &walk(t)) })
+            rank.threads(|t| unsafe { output(shape, inp, work, out, rows, walk(t)) })
         });
         // The next Laplacian needs the new state of the rows on both sides.
         let win = states[(k as usize + 1) % 2];
