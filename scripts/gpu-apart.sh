@@ -15,6 +15,10 @@
 # jgeo (Jacobi's geometries: 256 and 512 threads, the baselines' 512 and
 # 1024), jfinal (Jacobi at its defaults against every baseline variant).
 # aprows (Aliev–Panfilov's rows within a process by notification).
+# hdiff (hdiff's stages out of line against inlined, by geometry, on one
+# GPU; and on two; pack with APPS="hdiff").
+# jnorm (Jacobi's norm by allreduce_start/finish, --overlap, against the
+# blocking allreduce and the commit before; with the nvcc kernel).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -193,11 +197,58 @@ for rep in $(seq "$REPS"); do
         timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/aliev_panfilov --nx 301 --ny 203 --iters 50 --procs-x $n --check >> "$o/checks.log" 2>&1 && echo "PASS check np $n" >> "$o/log" || echo "FAIL check np $n" >> "$o/log"
       done
     fi
-    for cfg in "1 4096" "1 1024" "2 4096" "2 2048"; do
-      read -r n size <<< "$cfg"
+    for cfg in ${AP_CFGS:-"1,4096" "1,1024" "2,4096" "2,2048"}; do
+      IFS=, read -r n size <<< "$cfg"
       for v in aliev_panfilov aliev_panfilov_before aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
         # shellcheck disable=SC2086
         row "$o/aliev_panfilov.csv" "$v $size np $n" "$n" examples/$v --size $size --procs-x 1 --no-check
+      done
+    done
+    ;;
+  jnorm)
+    if [ "$rep" = 1 ]; then
+      nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"
+      for n in 1 2; do
+        timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi --nx 301 --ny 203 --iters 20 --overlap --check >> "$o/checks.log" 2>&1 && echo "PASS check np $n" >> "$o/log" || echo "FAIL check np $n" >> "$o/log"
+      done
+    fi
+    for size in 4096 16384; do
+      for t in 512 1024; do
+        row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
+      done
+      row "$o/jacobi.csv" "jacobi $size np 1" 1 examples/jacobi --size $size --no-check
+      row "$o/jacobi.csv" "jacobi --overlap $size np 1" 1 examples/jacobi --size $size --overlap --no-check
+      for v in jacobi_before jacobi "jacobi --overlap" "jacobi_mpi --overlap --threads 1024"; do
+        # shellcheck disable=SC2086
+        row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
+      done
+    done
+    ;;
+  hdiff)
+    # The stages out of line (new) against inlined (before); checked first.
+    if [ "$rep" = 1 ]; then
+      for n in 1 2; do
+        timeout 60 mpirun --allow-run-as-root --oversubscribe --bind-to none -np $n examples/hdiff --nx 67 --ny 41 --nz 5 --iters 7 --check >> "$o/checks.log" 2>&1 && echo "PASS check np $n" >> "$o/log" || echo "FAIL check np $n" >> "$o/log"
+      done
+    fi
+    for grid in "128 320 26" "512 1280 32"; do
+      read -r nx ny nz <<< "$grid"
+      g=(--nx "$nx" --ny "$ny" --nz "$nz" --no-check)
+      for v in hdiff_mpi "hdiff_mpi --overlap" hdiff_before "hdiff_before --threads 128 --max-registers 40"; do
+        # shellcheck disable=SC2086
+        row "$o/hdiff.csv" "$v ${nx}x$ny np 1" 1 examples/$v "${g[@]}"
+      done
+      for geo in "1024 64 1" "1024 64 2" "512 64 1" "512 64 2" "256 64 1" "128 40 1" "512 40 1"; do
+        read -r t r b <<< "$geo"
+        row "$o/hdiff.csv" "hdiff $t/$r/$b ${nx}x$ny np 1" 1 examples/hdiff "${g[@]}" --threads "$t" --max-registers "$r" --batch "$b"
+      done
+    done
+    [ "$(nvidia-smi -L | wc -l)" -lt 2 ] && continue # one GPU: no two-GPU rows
+    for grid in "128 320 26" "128 640 26" "512 2560 32"; do
+      read -r nx ny nz <<< "$grid"
+      for v in hdiff hdiff_before hdiff_mpi "hdiff_mpi --overlap"; do
+        # shellcheck disable=SC2086
+        row "$o/hdiff.csv" "$v ${nx}x$ny np 2" 2 examples/$v --nx "$nx" --ny "$ny" --nz "$nz" --no-check
       done
     done
     ;;

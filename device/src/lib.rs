@@ -55,7 +55,7 @@ pub use dcuda_macros::{kernel, rank};
 pub use indexed::Indexed;
 pub use layout::Layout;
 pub use memory::{DeviceCopy, DeviceSlice};
-pub use rank::{Rank, RankArgs};
+pub use rank::{PendingAllreduce, Rank, RankArgs};
 pub use runtime::{Comm, CommKind, Match, Source, SplitType, Status, Window};
 pub use tile::{Face, Side, Tile, Tile3};
 

@@ -188,6 +188,8 @@ codes! {
         PutNotifyTyped = 36 => "put_notify_typed",
         GetTyped = 37 => "get_typed",
         GetNotifyTyped = 38 => "get_notify_typed",
+        AllreduceStart = 39 => "allreduce_start",
+        AllreduceFinish = 40 => "allreduce_finish",
     }
 }
 
@@ -224,5 +226,6 @@ codes! {
         TypeOverlap = 26 => "datatype writing an element twice",
         TypedThroughHost = 27 => "typed transfer through the host",
         TypeIndex = 28 => "indexed layout's firsts out of order",
+        CollectivePending = 29 => "collective while an allreduce is pending",
     }
 }

@@ -23,6 +23,8 @@ mod comms;
 mod communication;
 mod messages;
 mod slices;
+mod split_phase;
+pub use split_phase::PendingAllreduce;
 mod trace;
 mod typed;
 
@@ -115,7 +117,7 @@ impl Rank {
             // SAFETY: a copy of the arguments, aligned (the array is), and
             // never written again during the launch.
             body(&mut rank, unsafe { &*(to as *const A) });
-            rank.rt.finish(&rank.block);
+            rank.rt.finish(&mut rank.block);
         })
     }
 

@@ -69,7 +69,7 @@ impl Runtime {
     /// from 856 to 1192 bytes of stack and made it 17% slower on two H200s
     /// (`bench/results/2026-11-27-jacobi-regression-h200x2/`).
     #[inline(never)]
-    fn alone_allreduce<T: Reducible, O: ReduceOp<T>>(
+    pub(super) fn alone_allreduce<T: Reducible, O: ReduceOp<T>>(
         &mut self,
         block: &mut Block,
         comm: Comm,
@@ -82,7 +82,7 @@ impl Runtime {
     /// The first words of the records of `comm`'s ranks here, combined with
     /// `O` in rank order, on every thread.
     #[inline(always)]
-    fn fold_here<T: Reducible, O: ReduceOp<T>>(
+    pub(super) fn fold_here<T: Reducible, O: ReduceOp<T>>(
         &self,
         block: &mut Block,
         comm: Comm,
@@ -179,13 +179,14 @@ impl Runtime {
     /// Writes `words` to this rank's record of `comm`'s next parity (for a
     /// barrier to publish); returns the records (indexed by device rank).
     #[inline(always)]
-    fn write_record(
+    pub(super) fn write_record(
         &mut self,
         block: &mut Block,
         comm: Comm,
         call: Call,
         words: [u64; 3],
     ) -> *mut u64 {
+        self.check_none_pending(block, call);
         self.check_spanned(block, comm, call);
         let parity = (self.collectives.parity >> comm.slot) & 1;
         self.collectives.parity ^= 1 << comm.slot;
@@ -218,7 +219,7 @@ impl Runtime {
     /// on the device, only the leaders' exchange, with this rank's own
     /// (thread 0's) value.
     #[inline(always)]
-    fn alone_here(&mut self, block: &mut Block, comm: Comm, call: Call) -> bool {
+    pub(super) fn alone_here(&mut self, block: &mut Block, comm: Comm, call: Call) -> bool {
         if comm.rec.local != 1 || !self.spans_processes(comm) {
             return false; // `meet` checks `comm`.
         }

@@ -166,6 +166,7 @@ impl Runtime {
         call: Call,
         exchange: impl FnOnce(&mut Leader) -> Option<u64>,
     ) -> u64 {
+        self.check_none_pending(block, call);
         let ctx = *self.ctx();
         let parity = (self.leaders.parity >> comm.slot) & 1;
         self.leaders.parity ^= 1 << comm.slot;

@@ -39,6 +39,7 @@ mod route;
 mod scans;
 mod slices;
 mod split;
+pub(crate) mod split_phase;
 mod spread;
 mod streams;
 mod symmetric;
@@ -81,6 +82,7 @@ pub(crate) struct Runtime {
     messages: message_logs::MessageState,
     comms: comm::Comms,
     tracer: trace::Tracer,
+    split_phase: split_phase::SplitPhase,
 }
 
 impl Runtime {
@@ -122,6 +124,7 @@ impl Runtime {
             messages: message_logs::MessageState::default(),
             comms: comm::Comms::default(),
             tracer: trace::Tracer::default(),
+            split_phase: split_phase::SplitPhase::default(),
         }
     }
 
@@ -138,7 +141,8 @@ impl Runtime {
     /// the watchdog this rank is done (one store by one thread, no
     /// barrier).
     #[inline(always)]
-    pub fn finish(&self, block: &Block) {
+    pub fn finish(&mut self, block: &mut Block) {
+        self.check_none_pending_at_end(block);
         self.trace_clock_sync(block);
         let ctx = self.ctx();
         let status = ctx.status(block.id());

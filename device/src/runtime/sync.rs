@@ -8,8 +8,8 @@ use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
 /// The barrier word's phase bit, and its arrival count.
-const FLIP: u32 = 1 << 31;
-const COUNT: u32 = FLIP - 1;
+pub(super) const FLIP: u32 = 1 << 31;
+pub(super) const COUNT: u32 = FLIP - 1;
 
 impl Runtime {
     /// Waits until every rank of `comm` has called `barrier(comm)`. Writes
@@ -78,6 +78,7 @@ impl Runtime {
         call: Call,
         step: impl FnOnce(&mut Runtime, &mut Block) -> R,
     ) -> Option<R> {
+        self.check_none_pending(block, call);
         let ((word, ranks), lead) = self.barrier_word(block, comm);
         if !lead {
             self.counted_barrier(block, call, (word, ranks), false);
@@ -112,7 +113,7 @@ impl Runtime {
     /// whether this rank is `comm`'s lead here (the one that arrives with
     /// the big add).
     #[inline(always)]
-    fn barrier_word(&self, block: &Block, comm: Comm) -> ((*mut u32, u32), bool) {
+    pub(super) fn barrier_word(&self, block: &Block, comm: Comm) -> ((*mut u32, u32), bool) {
         let ctx = self.ctx();
         let word = match comm.kind {
             CommKind::Split => ctx.comm_barrier(comm.slot, comm.rec.lead),
@@ -160,6 +161,7 @@ impl Runtime {
         (word, ranks): (*mut u32, u32),
         first: bool,
     ) {
+        self.check_none_pending(block, call);
         // Every thread's writes precede the leader's arrival.
         block.sync();
         if ranks == 1 {

@@ -88,6 +88,8 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::TypeIndex) => format!("the indexed layout's firsts go from {b} at block {a} to {c} after it: they must start at 0 and never decrease"),
         Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host, in pieces of the staging area ({} bytes), but one element has {b} bytes: move it untyped", 2 * dcuda_device::abi::STAGE_HALF),
         Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),
+        Some(Fault::CollectivePending) if a == 1 => "the rank body ended with an allreduce_start not finished: give its handle to allreduce_finish".to_string(),
+        Some(Fault::CollectivePending) => "an allreduce_start of this rank is pending: finish it (allreduce_finish) before any other collective, barrier or window call".to_string(),
         Some(Fault::TraceUnbalanced) => "trace_end without an open phase: every trace_end closes the phase of an earlier trace_begin".to_string(),
         Some(Fault::MessagePartial) => format!("the message from rank {c} with tag {d} has {a} bytes, not a whole number of the receive buffer's {b}-byte elements: sender and receiver must use the same element type"),
         Some(Fault::MatchedAcrossProcesses) => "matched windows (win_create_matched) are limited to the ranks of one process: use the device communicator, or counted notifications on the world".into(),

@@ -13,6 +13,7 @@ pub mod misuse;
 pub mod probe;
 pub mod runtime_checks;
 pub mod smooth;
+pub mod split_phase;
 pub mod stats;
 pub mod stress;
 pub mod traced;
