@@ -18,7 +18,9 @@
 # hdiff (hdiff's stages out of line against inlined, by geometry, on one
 # GPU; and on two; pack with APPS="hdiff").
 # jnorm (Jacobi's norm by allreduce_start/finish, --overlap, against the
-# blocking allreduce and the commit before; with the nvcc kernel).
+# blocking allreduce and the commit before; with the nvcc kernel), jnorm2
+# (variants packed by hand: JNORM2 names them), final (Jacobi and
+# Aliev–Panfilov against the commit before, on one and two GPUs, checked).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -221,6 +223,42 @@ for rep in $(seq "$REPS"); do
       for v in jacobi_before jacobi "jacobi --overlap" "jacobi_mpi --overlap --threads 1024"; do
         # shellcheck disable=SC2086
         row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
+      done
+    done
+    ;;
+  jnorm2)
+    # The blocking kernel alone in its module (jacobi_blockonly) against
+    # the module with both kernels (jacobi, jacobi --overlap) and before.
+    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    for size in 4096 16384; do
+      row "$o/jacobi.csv" "jacobi_single 1024 $size np 1" 1 /tmp/jacobi_single --size $size --threads 1024
+      for v in ${JNORM2:-jacobi_before jacobi_blockonly jacobi "jacobi --overlap"}; do
+        # shellcheck disable=SC2086
+        row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
+      done
+    done
+    ;;
+  final)
+    if [ "$rep" = 1 ]; then
+      nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"
+      for n in 1 2; do
+        timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi --nx 301 --ny 203 --iters 20 --ranks 64 --check >> "$o/checks.log" 2>&1 && echo "PASS jacobi check np $n" >> "$o/log" || echo "FAIL jacobi check np $n" >> "$o/log"
+        timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/aliev_panfilov --nx 301 --ny 203 --iters 50 --procs-x $n --check >> "$o/checks.log" 2>&1 && echo "PASS aliev_panfilov check np $n" >> "$o/log" || echo "FAIL aliev_panfilov check np $n" >> "$o/log"
+      done
+    fi
+    for size in 4096 16384; do
+      for t in 512 1024; do
+        row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
+      done
+      row "$o/jacobi.csv" "jacobi $size np 1" 1 examples/jacobi --size $size --no-check
+      for v in jacobi jacobi_before; do
+        row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
+      done
+    done
+    for n in 1 2; do
+      for v in aliev_panfilov aliev_panfilov_before aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+        # shellcheck disable=SC2086
+        row "$o/aliev_panfilov.csv" "$v 4096 np $n" "$n" examples/$v --size 4096 --procs-x 1 --no-check
       done
     done
     ;;

@@ -22,9 +22,8 @@ pub struct Options {
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once.
     pub units: Option<u32>,
-    /// The baseline overlaps the halo exchange with the interior; the
-    /// dcuda program each iteration's norm (an `allreduce_start`) with the
-    /// next sweep (`--overlap`).
+    /// The baseline overlaps the halo exchange with the interior
+    /// (`--overlap`).
     pub overlap: bool,
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,

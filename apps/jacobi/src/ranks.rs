@@ -21,10 +21,6 @@ pub struct JacobiArgs {
     pub rows: u32,
     /// Iterations.
     pub iters: u32,
-    /// 1: each iteration's norm is started with `allreduce_start` and
-    /// finished after the next iteration's sweep, hiding the meeting; 0:
-    /// `allreduce` in the iteration.
-    pub overlap: u32,
     /// Written by world rank 0: the squared L2 norm of each iteration's
     /// update (`iters` values).
     pub norms: DeviceSlice<f32>,
@@ -59,14 +55,6 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         rank.win_create(world, window(args.b)),
     ];
     let (top, bottom) = (lo + 1, hi); // the rank's first and last row
-
-    let record = |k: u32, norm: f32| {
-        if me == 0 {
-            // SAFETY: world rank 0 alone writes the norms, uniformly.
-            unsafe { args.norms.write(k as usize, norm) };
-        }
-    };
-    let mut pending = None;
 
     rank.barrier(world);
     let started = rank.timestamp();
@@ -111,23 +99,12 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
             new.slice(bottom * nx..(bottom + 1) * nx),
             tag,
         );
-        if args.overlap == 0 {
-            let norm = rank.allreduce(world, local, Sum);
-            record(k, norm);
-        } else {
-            // The previous iteration's norm, whose meeting this sweep hid,
-            // then this one's started.
-            if let Some(started) = pending.take() {
-                let norm = rank.allreduce_finish(started);
-                record(k - 1, norm);
-            }
-            pending = Some(rank.allreduce_start(world, local, Sum));
-        }
+        let norm = rank.allreduce(world, local, Sum);
         rank.wait_notifications(tag, 2);
-    }
-    if let Some(started) = pending {
-        let norm = rank.allreduce_finish(started);
-        record(args.iters - 1, norm);
+        if me == 0 {
+            // SAFETY: world rank 0 alone writes the norms, uniformly.
+            unsafe { args.norms.write(k as usize, norm) };
+        }
     }
     rank.barrier(world);
     let elapsed = rank.timestamp() - started;

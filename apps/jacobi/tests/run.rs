@@ -135,17 +135,3 @@ fn jacobi_over_the_direct_route() {
 fn jacobi_as_two_nodes() {
     run_checked_as_nodes(2, env!("CARGO_BIN_EXE_jacobi"), &GRID);
 }
-
-/// The norm's allreduce started in one iteration and finished after the
-/// next sweep (`--overlap`): alone, with one rank (no meeting), across
-/// processes over each route; the norms checked against the reference.
-#[test]
-fn overlapped_norm_alone_and_across_processes() {
-    let jacobi = env!("CARGO_BIN_EXE_jacobi");
-    run(None, jacobi, &with(&["--overlap"]));
-    run(None, jacobi, &with(&["--overlap", "--ranks", "1"]));
-    run(Some(2), jacobi, &with(&["--overlap"]));
-    run(Some(2), jacobi, &with(&["--overlap", "--ranks", "1"]));
-    run_checked_direct(2, jacobi, &with(&["--overlap"]));
-    run_checked_as_nodes(2, jacobi, &with(&["--overlap"]));
-}

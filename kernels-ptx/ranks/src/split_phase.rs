@@ -39,6 +39,7 @@ pub fn split_allreduce(rank: &mut Rank, args: &SplitArgs) {
         let v = split_value(me, round);
         let mut got = [0u64; SPLIT_RESULTS];
         for (c, comm) in [world, device, halves].into_iter().enumerate() {
+            // ANCHOR: split
             let sum = rank.allreduce_start(comm, v, Sum);
             if args.case == 1 {
                 rank.barrier(comm);
@@ -55,6 +56,7 @@ pub fn split_allreduce(rank: &mut Rank, args: &SplitArgs) {
                 return;
             }
             let sum = rank.allreduce_finish(sum);
+            // ANCHOR_END: split
             let min = rank.allreduce_start(comm, me, Min);
             let min = rank.allreduce_finish(min);
             let blocking = rank.allreduce(comm, v, Sum);

@@ -37,7 +37,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         nx: o.nx,
         rows: o.rows(),
         iters: o.iters,
-        overlap: o.overlap as u32,
         norms: norms.slice(),
         elapsed: elapsed.slice(),
     };
