@@ -58,38 +58,6 @@ impl Rect {
     pub fn width(&self) -> u32 {
         self.x1 - self.x0
     }
-
-    /// Its outermost rows and columns (north, south, west and east, the
-    /// columns between the rows: no point twice) and the rectangle they
-    /// enclose; parts a thin rectangle lacks are empty.
-    #[inline(always)]
-    pub fn ring_and_inside(&self) -> ([Rect; 4], Rect) {
-        let Rect { y0, y1, x0, x1 } = *self;
-        let (top, bottom) = ((y0 + 1).min(y1), y1.saturating_sub(1).max((y0 + 1).min(y1)));
-        let (left, right) = ((x0 + 1).min(x1), x1.saturating_sub(1).max((x0 + 1).min(x1)));
-        let rows = |y0, y1| Rect { y0, y1, x0, x1 };
-        let columns = |x0, x1| Rect {
-            y0: top,
-            y1: bottom,
-            x0,
-            x1,
-        };
-        let inside = Rect {
-            y0: top,
-            y1: bottom,
-            x0: left,
-            x1: right,
-        };
-        (
-            [
-                rows(y0, top),
-                rows(bottom, y1),
-                columns(x0, left),
-                columns(right, x1),
-            ],
-            inside,
-        )
-    }
 }
 
 impl Layout {
@@ -240,39 +208,6 @@ impl Fields {
             y1: self.height + 1,
             x0: 1,
             x1: self.width + 1,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Rect;
-
-    /// Every point of the rectangle in exactly one part, the ring's parts
-    /// on its edge, the inside off it.
-    #[test]
-    fn ring_and_inside_cover_each_point_once() {
-        for (h, w) in [(0, 0), (0, 3), (1, 1), (1, 5), (2, 2), (5, 1), (3, 3), (7, 9)] {
-            let rect = Rect {
-                y0: 4,
-                y1: 4 + h,
-                x0: 2,
-                x1: 2 + w,
-            };
-            let (ring, inside) = rect.ring_and_inside();
-            let mut seen = std::collections::HashMap::new();
-            for (k, part) in ring.iter().chain([&inside]).enumerate() {
-                for y in part.y0..part.y1 {
-                    for x in part.x0..part.x1 {
-                        assert!(seen.insert((y, x), k).is_none(), "{h}x{w}: ({y}, {x}) twice");
-                    }
-                }
-            }
-            assert_eq!(seen.len() as u32, h * w, "{h}x{w}");
-            for ((y, x), k) in seen {
-                let edge = y == rect.y0 || y + 1 == rect.y1 || x == rect.x0 || x + 1 == rect.x1;
-                assert_eq!(edge, k < 4, "{h}x{w}: ({y}, {x}) in part {k}");
-            }
         }
     }
 }

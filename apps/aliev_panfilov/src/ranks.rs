@@ -84,7 +84,6 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
     let slot = |parity: usize, east: bool| (2 * parity + east as usize) * len;
     let threads = rank.threads_per_rank() as usize;
     let (x0, x1) = (rect.x0 as usize, rect.x1 as usize);
-    let (ring, inside) = rect.ring_and_inside();
 
     rank.barrier(world);
     let started = rank.timestamp();
@@ -95,28 +94,20 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             (args.b, args.a)
         };
         let parity = (k % 2) as usize;
-        // The tile's ring first, which the neighbours read, then its
-        // inside while the notifications travel and the neighbours work.
-        let step = |rank: &mut Rank, parts: &[crate::layout::Rect]| {
-            rank.trace("compute", |rank| {
-                // SAFETY: the rank writes only its points (and the ghosts
-                // they mirror to) and reads its tile and the ring the waits
-                // before made current; neighbours write that ring again
-                // only after this rank's notification of the next step,
-                // which they wait for before they compute their own ring.
-                rank.threads(|t| unsafe {
-                    let walk = Walk {
-                        thread: t.index() as usize,
-                        threads,
-                        batch: args.batch,
-                    };
-                    for part in parts {
-                        step_apart(&fields, &(old, new, args.r), part, &args.step, &walk)
-                    }
-                })
+        rank.trace("compute", |rank| {
+            // SAFETY: the rank writes only its points (and the ghosts they
+            // mirror to) and reads its tile and the ring the waits before
+            // made current; neighbours write that ring again only after
+            // this rank's notification of the next step.
+            rank.threads(|t| unsafe {
+                let walk = Walk {
+                    thread: t.index() as usize,
+                    threads,
+                    batch: args.batch,
+                };
+                step_apart(&fields, &(old, new, args.r), &rect, &args.step, &walk)
             })
-        };
-        step(rank, &ring);
+        });
         // Packing reads points other threads computed.
         rank.sync_threads();
         let tag = k % 2;
@@ -163,7 +154,6 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
                 }
             }
         }
-        step(rank, &[inside]);
         rank.wait_notifications(tag, count);
         // Columns from other processes into the ghost columns.
         for (east, n) in [(false, near[2]), (true, near[3])] {
