@@ -137,18 +137,7 @@ impl Runtime {
         op: O,
     ) -> T {
         let (call, comm) = (Call::AllreduceFinish, s.comm);
-        let others = ranks - 1;
-        if others > 0 {
-            self.wait_until(block, call, [ranks, 0, 0], || {
-                // SAFETY: the barrier word lives for the whole run.
-                let now = unsafe { arch::load_acquire(bar, Scope::Gpu) } & COUNT;
-                if now == others {
-                    Ok(0)
-                } else {
-                    Err(now + 1)
-                }
-            });
-        }
+        self.await_arrivals(block, call, (bar, ranks));
         let here = self.fold_here(block, comm, s.slots, op);
         let result = if self.spans_processes(comm) {
             self.leaders_allreduce::<T, O>(block, comm, call, here)
@@ -156,16 +145,9 @@ impl Runtime {
             here
         };
         let at = record(s.slots, comm.rec.lead as usize).wrapping_add(3);
-        // SAFETY: the lead's own record; the flip's release publishes it.
+        // SAFETY: the lead's own record; the release publishes it.
         block.leader(|_| unsafe { arch::store_relaxed(at, result.to_word(), Scope::Gpu) });
-        block.sync();
-        if others > 0 {
-            // The lead's arrival, last: the add of `counted_barrier`.
-            // SAFETY: the barrier word lives for the whole run.
-            block.leader(|_| unsafe {
-                arch::add(bar, FLIP - others, Ordering::Release, Scope::Gpu)
-            });
-        }
+        self.release_others(block, (bar, ranks));
         result
     }
 

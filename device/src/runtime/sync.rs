@@ -79,11 +79,26 @@ impl Runtime {
         step: impl FnOnce(&mut Runtime, &mut Block) -> R,
     ) -> Option<R> {
         self.check_none_pending(block, call);
-        let ((word, ranks), lead) = self.barrier_word(block, comm);
+        let (bar, lead) = self.barrier_word(block, comm);
         if !lead {
-            self.counted_barrier(block, call, (word, ranks), false);
+            self.counted_barrier(block, call, bar, false);
             return None;
         }
+        self.await_arrivals(block, call, bar);
+        let result = step(self, block);
+        self.release_others(block, bar);
+        Some(result)
+    }
+
+    /// The lead of a barrier word `(word, ranks)` waits until the others
+    /// have arrived (each with an add of 1).
+    #[inline(always)]
+    pub(super) fn await_arrivals(
+        &self,
+        block: &mut Block,
+        call: Call,
+        (word, ranks): (*mut u32, u32),
+    ) {
         let others = ranks - 1;
         if others > 0 {
             self.wait_until(block, call, [ranks, 0, 0], || {
@@ -96,17 +111,20 @@ impl Runtime {
                 }
             });
         }
-        let result = step(self, block);
-        // Every thread's writes in the step precede the release.
+    }
+
+    /// The lead's arrival, last, after [`await_arrivals`](Self::await_arrivals):
+    /// the same add as in `counted_barrier`, which flips the phase and lets
+    /// the others go. Every thread's earlier writes precede it.
+    #[inline(always)]
+    pub(super) fn release_others(&self, block: &mut Block, (word, ranks): (*mut u32, u32)) {
         block.sync();
-        if others > 0 {
-            // The lead's arrival, last: the same add as in `counted_barrier`.
-            // SAFETY: as above.
+        if ranks > 1 {
+            // SAFETY: the barrier word lives for the whole run.
             block.leader(|_| unsafe {
-                arch::add(word, FLIP - others, Ordering::Release, Scope::Gpu)
+                arch::add(word, FLIP - (ranks - 1), Ordering::Release, Scope::Gpu)
             });
         }
-        Some(result)
     }
 
     /// `comm`'s barrier word on this device and its rank count here, and

@@ -13,7 +13,7 @@ pub struct SplitArgs {
     /// 0: correct use; 1: a barrier while one is pending; 2: a second
     /// start while one is pending; 3: the body ends with one pending.
     pub case: u32,
-    /// Per rank and round, [`SPLIT_RESULTS`] words.
+    /// Per rank of the device and round, [`SPLIT_RESULTS`] words.
     pub out: DeviceSlice<u64>,
 }
 
@@ -64,7 +64,7 @@ pub fn split_allreduce(rank: &mut Rank, args: &SplitArgs) {
             got[3 * c + 1] = blocking.to_bits();
             got[3 * c + 2] = min as u64;
         }
-        let base = (me * args.rounds + round) as usize * SPLIT_RESULTS;
+        let base = (rank.id() * args.rounds + round) as usize * SPLIT_RESULTS;
         rank.threads(|t| {
             if let Some(w) = got.get(t.index() as usize) {
                 // SAFETY: each thread writes its own word of this rank's round.

@@ -26,6 +26,7 @@ use dcuda_tests::traced::check_traced_world;
 
 mod failures;
 mod nvshmem;
+mod split_phase;
 
 type Check = Result<(), String>;
 /// A named check.
@@ -293,6 +294,7 @@ fn main() {
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
             ("allreduce and bcast", Box::new(|| run.collectives())),
+            ("split-phase allreduce", Box::new(|| run.split_phase())),
             (
                 "communicators",
                 Box::new(|| check_splits(rt, m, run.layout())),
