@@ -155,13 +155,16 @@ impl Runtime {
                 data,
             );
         };
+        // No barrier after the header: the leader thread that writes it
+        // posts the access itself (`host_send`), in program order; the
+        // packed data (a put's) and a get's free half were ordered by the
+        // caller's barrier before this.
         block.leader(|_| {
             // SAFETY: the rank's own half, LAID_HEADER bytes and more, at
             // a 64-byte boundary; no other thread touches it now. `n` is
             // at most a half's elements.
             unsafe { (half as *mut LaidPiece).write(dt.piece(start, elem as u32, n as u32)) }
         });
-        block.sync(); // Written before the host reads it.
         let note = if start + n == size { tag } else { NO_TAG };
         let op = if op == Op::Get {
             Op::GetLaid
