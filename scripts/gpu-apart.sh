@@ -35,6 +35,11 @@ o=$OUT/apart-$section; mkdir -p "$o"
 # shellcheck source=gpu-lib.sh
 . "$here/../scripts/gpu-lib.sh"
 row() { named_row "$@"; }
+# The nvcc Jacobi kernel (baselines/NAME.cu, default jacobi_single) at /tmp/NAME.
+nvcc_jacobi() {
+  local v=${1:-jacobi_single}
+  nvcc -O3 -arch=sm_90 -o "/tmp/$v" "baselines/$v.cu" 2>> "$o/err.log" || echo "FAIL nvcc $v" >> "$o/log"
+}
 for rep in $(seq "$REPS"); do
   case $section in
   one)
@@ -144,7 +149,7 @@ for rep in $(seq "$REPS"); do
     # the dcuda version, the baseline and the nvcc kernel of each.
     if [ "$rep" = 1 ]; then
       for v in jacobi_single jacobi_single_before; do
-        nvcc -O3 -arch=sm_90 -o "/tmp/$v" "baselines/$v.cu" 2>> "$o/err.log" || echo "FAIL nvcc $v" >> "$o/log"
+        nvcc_jacobi "$v"
       done
     fi
     for size in 4096 16384; do
@@ -163,7 +168,7 @@ for rep in $(seq "$REPS"); do
     ;;
   jgeo)
     # Jacobi's geometries with the four-column sweep.
-    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    [ "$rep" = 1 ] && nvcc_jacobi
     for size in 4096 16384; do
       for t in 256 512; do
         row "$o/jacobi.csv" "jacobi $t $size np 1" 1 examples/jacobi --size $size --threads $t --no-check
@@ -178,7 +183,7 @@ for rep in $(seq "$REPS"); do
   jfinal)
     # Jacobi at its defaults against every baseline variant and the nvcc
     # kernel at both geometries; a traced two-GPU run for the breakdown.
-    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    [ "$rep" = 1 ] && nvcc_jacobi
     for size in 4096 16384; do
       for n in 1 2; do
         row "$o/jacobi.csv" "jacobi $size np $n" "$n" examples/jacobi --size $size --no-check
@@ -209,7 +214,7 @@ for rep in $(seq "$REPS"); do
     ;;
   jnorm)
     if [ "$rep" = 1 ]; then
-      nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"
+      nvcc_jacobi
       for n in 1 2; do
         timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi --nx 301 --ny 203 --iters 20 --overlap --check >> "$o/checks.log" 2>&1 && echo "PASS check np $n" >> "$o/log" || echo "FAIL check np $n" >> "$o/log"
       done
@@ -229,7 +234,7 @@ for rep in $(seq "$REPS"); do
   jnorm2)
     # The blocking kernel alone in its module (jacobi_blockonly) against
     # the module with both kernels (jacobi, jacobi --overlap) and before.
-    [ "$rep" = 1 ] && { nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"; }
+    [ "$rep" = 1 ] && nvcc_jacobi
     for size in 4096 16384; do
       row "$o/jacobi.csv" "jacobi_single 1024 $size np 1" 1 /tmp/jacobi_single --size $size --threads 1024
       for v in ${JNORM2:-jacobi_before jacobi_blockonly jacobi "jacobi --overlap"}; do
@@ -240,7 +245,7 @@ for rep in $(seq "$REPS"); do
     ;;
   final)
     if [ "$rep" = 1 ]; then
-      nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu 2>> "$o/err.log" || echo "FAIL nvcc" >> "$o/log"
+      nvcc_jacobi
       for n in 1 2; do
         timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi --nx 301 --ny 203 --iters 20 --ranks 64 --check >> "$o/checks.log" 2>&1 && echo "PASS jacobi check np $n" >> "$o/log" || echo "FAIL jacobi check np $n" >> "$o/log"
         timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/aliev_panfilov --nx 301 --ny 203 --iters 50 --procs-x $n --check >> "$o/checks.log" 2>&1 && echo "PASS aliev_panfilov check np $n" >> "$o/log" || echo "FAIL aliev_panfilov check np $n" >> "$o/log"

@@ -186,7 +186,8 @@ impl Runtime {
         call: Call,
         words: [u64; 3],
     ) -> *mut u64 {
-        self.check_none_pending(block, call);
+        // A pending split-phase allreduce is refused by the barrier that
+        // follows (`counted_barrier`, `gated`), or by `allreduce_start`.
         self.check_spanned(block, comm, call);
         let parity = (self.collectives.parity >> comm.slot) & 1;
         self.collectives.parity ^= 1 << comm.slot;
