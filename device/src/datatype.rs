@@ -349,23 +349,31 @@ impl Datatype {
         .checked()
     }
 
-    /// The step, in elements, from element `e` to element `e + threads`,
-    /// when it is the same for every `e` (a single block, or one level of
-    /// blocks whose length divides `threads`): the threads of a rank then
-    /// walk the layout by additions alone.
-    pub(crate) const fn progression(&self, threads: u64) -> Option<u64> {
-        let [c0, c1, c2] = self.counts;
-        if c1 > 1 || c2 > 1 {
-            return None;
-        }
-        if c0 <= 1 {
-            return Some(threads);
-        }
-        let b = self.block as u64;
-        if b == 0 || !threads.is_multiple_of(b) {
-            return None;
-        }
-        Some(threads / b * self.strides[0])
+    /// The block length, counts and strides (for [`Cursor`](crate::cursor::Cursor)).
+    #[inline(always)]
+    pub(crate) const fn levels(&self) -> (u32, [u32; 3], [u64; 3]) {
+        (self.block, self.counts, self.strides)
+    }
+
+    /// Whether `other` has the same blocks, counts and strides (it may
+    /// start elsewhere). Field by field: the derived `==` compares arrays
+    /// through `memcmp`, a byte loop on a GPU.
+    #[inline(always)]
+    pub(crate) const fn same_levels(&self, other: &Datatype) -> bool {
+        let (a, b) = (self, other);
+        a.block == b.block
+            && a.counts[0] == b.counts[0]
+            && a.counts[1] == b.counts[1]
+            && a.counts[2] == b.counts[2]
+            && a.strides[0] == b.strides[0]
+            && a.strides[1] == b.strides[1]
+            && a.strides[2] == b.strides[2]
+    }
+
+    /// Where element 0 lies.
+    #[inline(always)]
+    pub(crate) const fn start(&self) -> u64 {
+        self.start
     }
 
     /// The same elements counted in units of `k` elements (a block of

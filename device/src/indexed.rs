@@ -225,6 +225,10 @@ impl Walk for Indexed {
         None
     }
 
+    fn cursor(&self, _first: u64, _step: u64) -> Option<crate::cursor::Cursor> {
+        None
+    }
+
     fn progression(&self, _threads: u64) -> Option<u64> {
         None
     }

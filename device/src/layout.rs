@@ -75,6 +75,11 @@ pub(crate) mod walk {
         /// computes each offset once).
         fn strided(&self) -> Option<crate::datatype::Datatype>;
 
+        /// A cursor on element `first` stepping `step` elements, where
+        /// the offsets follow from the value alone: `Some` exactly when
+        /// [`FIXED`](Self::FIXED).
+        fn cursor(&self, first: u64, step: u64) -> Option<crate::cursor::Cursor>;
+
         /// The step between element `e` and element `e + threads` when it
         /// is the same for every `e` (see `Datatype::progression`).
         fn progression(&self, threads: u64) -> Option<u64>;
@@ -120,6 +125,11 @@ impl walk::Walk for Datatype {
 
     fn strided(&self) -> Option<Datatype> {
         Some(*self)
+    }
+
+    #[inline(always)]
+    fn cursor(&self, first: u64, step: u64) -> Option<crate::cursor::Cursor> {
+        Some(Datatype::cursor(self, first, step))
     }
 
     fn progression(&self, threads: u64) -> Option<u64> {

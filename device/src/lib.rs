@@ -36,6 +36,7 @@
 pub mod abi;
 pub mod arch;
 pub mod block;
+pub mod cursor;
 pub mod datatype;
 pub mod indexed;
 pub mod kernel;
@@ -50,6 +51,7 @@ pub use arch::{Dim3, Ordering, Scope};
 pub use block::{
     BitAnd, BitOr, BitXor, Max, Min, PerThread, Prod, ReduceOp, Reducible, Sum, Thread,
 };
+pub use cursor::Cursor;
 pub use datatype::{Datatype, TypeError};
 pub use dcuda_macros::{kernel, rank};
 pub use indexed::Indexed;

@@ -34,7 +34,9 @@ mod world;
 
 pub use backend::{Backend, BackendChoice};
 pub use dcuda_device::kernel::{Kernel, KernelArgs, KernelParam, RankArgs, RankKernel};
-pub use dcuda_device::{Datatype, DeviceCopy, DeviceSlice, Dim3, Indexed, Layout, TypeError};
+pub use dcuda_device::{
+    Cursor, Datatype, DeviceCopy, DeviceSlice, Dim3, Indexed, Layout, TypeError,
+};
 pub use error::{Error, Result};
 pub use launch::{Launch, LaunchConfig};
 pub use memory::{DeviceBuffer, MappedBuffer};

@@ -1,6 +1,7 @@
 //! Datatypes against a plain enumeration of the elements MPI's
 //! definitions name (nested loops over blocks, outermost first), for
-//! random shapes: offsets in order, size, extent, overlap and contiguity.
+//! random shapes: offsets in order, size, extent, overlap and contiguity;
+//! and a cursor's walk against those offsets.
 
 use dcuda::{Datatype, TypeError};
 use proptest::prelude::*;
@@ -54,6 +55,29 @@ proptest! {
         let contiguous = want.iter().enumerate().all(|(i, &o)| o == shift + i as u64);
         if t.size() > 0 {
             prop_assert_eq!(t.is_contiguous(), contiguous);
+        }
+    }
+
+    #[test]
+    fn a_cursor_walks_the_offsets_of_every_step_th_element(
+        block in 1u32..6,
+        levels in prop::collection::vec((1u32..6, 0u64..50), 1..=3),
+        shift in 0u64..50,
+        first in 0u64..40,
+        step in 1u64..70,
+    ) {
+        let (count, stride) = levels[0];
+        let mut t = Datatype::vector(count, block, stride);
+        for &(count, stride) in &levels[1..] {
+            t = Datatype::vector_of(count, stride, t).unwrap();
+        }
+        let t = t.shifted(shift).unwrap();
+        let mut cursor = t.cursor(first, step);
+        let mut e = first;
+        while e < t.size() {
+            prop_assert_eq!(cursor.offset(), t.offset(e), "element {}", e);
+            cursor.advance();
+            e += step;
         }
     }
 
@@ -139,6 +163,12 @@ fn a_column_a_row_and_a_sub_block() {
         deep.offset(e),
         (e >> 33) * (1 << 30) + ((e >> 13) % (1 << 20)) * (1 << 14) + (e & 8191)
     );
+    // A cursor made past 2³² elements, stepping past them too.
+    let mut cursor = deep.cursor(e, (1 << 32) + 3);
+    for k in 0..3 {
+        assert_eq!(cursor.offset(), deep.offset(e + k * ((1 << 32) + 3)));
+        cursor.advance();
+    }
 }
 
 #[test]

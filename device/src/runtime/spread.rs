@@ -3,11 +3,13 @@
 //! layout to element `e` of the other) and under their packing into the
 //! staging area ([`Packed`]). A strided copy is bound by the loads each
 //! thread has outstanding, so each thread keeps several in flight: 16
-//! small elements where both layouts step evenly from one of a thread's
-//! elements to its next (a column), four otherwise.
+//! elements of 4 bytes, 8 larger ones, between datatypes (whose offsets
+//! the threads walk by additions, [`Cursor`]); four where a layout reads
+//! lists.
 
 use crate::arch;
 use crate::block::{Block, Sum, Thread};
+use crate::cursor::Cursor;
 use crate::datatype::Datatype;
 use crate::layout::walk::{Shape, Walk};
 use crate::memory::DeviceCopy;
@@ -27,43 +29,52 @@ pub(super) unsafe fn spread<V: Copy, A: Walk, B: Walk>(
     block: &mut Block,
     (from_type, to_type, (begin, end)): (A, B, (u64, u64)),
     (from_len, to_len): (u64, u64),
-    load: impl Fn(usize) -> V,
-    store: impl Fn(usize, V),
+    load: impl Fn(usize) -> V + Copy,
+    store: impl Fn(usize, V) + Copy,
 ) -> u64 {
     let threads = block.threads() as u64;
-    if let (Some(f), Some(t)) = (from_type.progression(threads), to_type.progression(threads)) {
-        // Fixed layouts (indexed ones have no progression): unchecked.
-        let at = |e: u64| (from_type.offset(e), to_type.offset(e));
-        let walk = ((begin, end), (f, t));
-        block.each_thread(|th| match core::mem::size_of::<V>() {
-            0..=4 => progress::<16, V>(th, threads, walk, at, &load, &store),
-            5..=8 => progress::<8, V>(th, threads, walk, at, &load, &store),
-            _ => progress::<4, V>(th, threads, walk, at, &load, &store),
+    if A::FIXED && B::FIXED {
+        // Datatypes and packed pieces: unchecked, walked by additions.
+        // Two datatypes that differ only in where they start share one
+        // cursor (half the registers).
+        let steps = from_type
+            .progression(threads)
+            .zip(to_type.progression(threads));
+        let shift = match (from_type.strided(), to_type.strided()) {
+            (Some(a), Some(b)) if a.same_levels(&b) => Some(b.start().wrapping_sub(a.start())),
+            _ => None,
+        };
+        let ways = (steps, shift);
+        block.each_thread(move |th| {
+            let first = begin + th.index() as u64;
+            fixed_share(
+                (from_type, to_type, (first, end)),
+                threads,
+                ways,
+                load,
+                store,
+            )
         });
         return 0;
     }
-    let checked = !(A::FIXED && B::FIXED);
-    let same = matches!((from_type.strided(), to_type.strided()), (Some(a), Some(b)) if a == b);
-    let inside = |o: u64, d: u64| !checked || (o < from_len && d < to_len);
+    let inside = |o: u64, d: u64| o < from_len && d < to_len;
     let share = |th: &Thread| -> u64 {
         let (mut e, mut skipped) = (begin + th.index() as u64, 0);
         while e + 3 * threads < end {
             let at = [e, e + threads, e + 2 * threads, e + 3 * threads];
             let src = at.map(|x| from_type.offset(x));
-            let dst = if same {
-                src
-            } else {
-                at.map(|x| to_type.offset(x))
-            };
-            if src.iter().zip(&dst).all(|(&o, &d)| inside(o, d)) {
+            let dst = at.map(|x| to_type.offset(x));
+            if (0..4).all(|j| inside(src[j], dst[j])) {
                 let v = src.map(|o| load(o as usize));
-                for (o, v) in dst.into_iter().zip(v) {
-                    store(o as usize, v);
+                // Indexed by a constant range, so that the values stay in
+                // registers (a zipped iterator kept them in local memory).
+                for j in 0..4 {
+                    store(dst[j] as usize, v[j]);
                 }
             } else {
-                for (o, d) in src.into_iter().zip(dst) {
-                    if inside(o, d) {
-                        store(d as usize, load(o as usize));
+                for j in 0..4 {
+                    if inside(src[j], dst[j]) {
+                        store(dst[j] as usize, load(src[j] as usize));
                     } else {
                         skipped += 1;
                     }
@@ -82,52 +93,142 @@ pub(super) unsafe fn spread<V: Copy, A: Walk, B: Walk>(
         }
         skipped
     };
-    if checked {
-        block.reduce(share, Sum)
-    } else {
-        block.each_thread(|th| {
-            share(th);
-        });
-        0
-    }
+    block.reduce(share, Sum)
 }
 
-/// One thread's share of [`spread`] where both layouts step by a fixed
-/// number of elements from one of the thread's elements to its next
-/// (`from_step`, `to_step`; `at` gives an element's two offsets): offsets
-/// by additions, `K` loads in flight (16 of 4 bytes are 16 registers).
+/// One thread's share of [`spread`] between two fixed layouts, from
+/// element `first`: walked by two linear cursors where both layouts have
+/// a progression (`steps`), else by the source's cursor and either the
+/// destination's or, where both are one datatype's levels, the source's
+/// offsets `shift`ed. A function of its own, always inlined: as the
+/// closure's body LLVM put it out of line once the walks grew, and a call
+/// in a rank kernel costs every thread its saved registers.
 ///
 /// # Safety
 /// As [`spread`], both layouts fixed.
 #[inline(always)]
-unsafe fn progress<const K: usize, V: Copy>(
-    th: &Thread,
+unsafe fn fixed_share<V: Copy, A: Walk, B: Walk>(
+    (from_type, to_type, (first, end)): (A, B, (u64, u64)),
     threads: u64,
-    ((begin, end), (from_step, to_step)): ((u64, u64), (u64, u64)),
-    at: impl Fn(u64) -> (u64, u64),
+    (steps, shift): (Option<(u64, u64)>, Option<u64>),
+    load: impl Fn(usize) -> V,
+    store: impl Fn(usize, V),
+) {
+    let mine = end.saturating_sub(first).div_ceil(threads);
+    if mine == 0 {
+        return;
+    }
+    let (load, store) = (&load, &store);
+    if let Some((f, t)) = steps {
+        // Steps that never wrap: two cursors of constants, whose walk is
+        // additions alone (a column).
+        let at = (from_type.offset(first), to_type.offset(first));
+        let cursors = (Cursor::linear(at.0, f), Cursor::linear(at.1, t));
+        return walk::<V, _>(mine, cursors, load, store);
+    }
+    let Some(f) = from_type.cursor(first, threads) else {
+        debug_assert!(false, "a fixed layout has a cursor");
+        return;
+    };
+    match (shift, to_type.cursor(first, threads)) {
+        (Some(by), _) => walk::<V, _>(mine, (f, Shifted(by)), load, store),
+        (None, Some(t)) => walk::<V, _>(mine, (f, t), load, store),
+        (None, None) => debug_assert!(false, "a fixed layout has a cursor"),
+    }
+}
+
+/// Where a walk stores: at its own cursor, or at the source's offsets
+/// shifted (`Shifted`).
+trait Follow: Copy {
+    /// The offset of the element whose source offset is `from`.
+    fn offset(&self, from: u64) -> u64;
+    /// On to the next element.
+    fn advance(&mut self);
+}
+
+impl Follow for Cursor {
+    #[inline(always)]
+    fn offset(&self, _from: u64) -> u64 {
+        Cursor::offset(self)
+    }
+
+    #[inline(always)]
+    fn advance(&mut self) {
+        Cursor::advance(self)
+    }
+}
+
+/// The destination of a datatype with the source's levels, starting the
+/// given number of elements further (wrapping).
+#[derive(Clone, Copy)]
+struct Shifted(u64);
+
+impl Follow for Shifted {
+    #[inline(always)]
+    fn offset(&self, from: u64) -> u64 {
+        from.wrapping_add(self.0)
+    }
+
+    #[inline(always)]
+    fn advance(&mut self) {}
+}
+
+/// One thread's share of [`spread`] between two fixed layouts: `mine`
+/// elements from the cursor `from` on into `to`, each offset by additions,
+/// several loads in flight: 16 of 4 bytes (16 registers), 8 larger ones
+/// (8 of 16 bytes are 32).
+///
+/// # Safety
+/// As [`spread`], both layouts fixed.
+#[inline(always)]
+unsafe fn walk<V: Copy, D: Follow>(
+    mine: u64,
+    (from, to): (Cursor, D),
     load: &impl Fn(usize) -> V,
     store: &impl Fn(usize, V),
 ) {
-    let first = begin + th.index() as u64;
-    if first >= end {
-        return;
+    if core::mem::size_of::<V>() <= 4 {
+        walk_by::<16, V, D>(mine, (from, to), load, store)
+    } else {
+        walk_by::<8, V, D>(mine, (from, to), load, store)
     }
-    let mine = (end - first).div_ceil(threads);
-    let (mut o, mut d) = at(first);
+}
+
+/// [`walk`] with `K` loads in flight.
+///
+/// # Safety
+/// As [`walk`].
+#[inline(always)]
+unsafe fn walk_by<const K: usize, V: Copy, D: Follow>(
+    mine: u64,
+    (mut from, mut to): (Cursor, D),
+    load: &impl Fn(usize) -> V,
+    store: &impl Fn(usize, V),
+) {
     let mut k = 0;
     while k + K as u64 <= mine {
-        let v: [V; K] = core::array::from_fn(|j| load((o + j as u64 * from_step) as usize));
-        for (j, v) in v.into_iter().enumerate() {
-            store((d + j as u64 * to_step) as usize, v);
-        }
-        o += K as u64 * from_step;
-        d += K as u64 * to_step;
+        // The source cursor again for the stores: a shifted destination
+        // follows it (unused, and removed, for a destination of its own).
+        let mut back = from;
+        let v: [V; K] = core::array::from_fn(|_| {
+            let v = load(from.offset() as usize);
+            from.advance();
+            v
+        });
+        // `from_fn` again, which LLVM unrolls: a `for` over the values was
+        // rolled, and they went through local memory.
+        let _: [(); K] = core::array::from_fn(|j| {
+            store(to.offset(back.offset()) as usize, v[j]);
+            back.advance();
+            to.advance();
+        });
         k += K as u64;
     }
     while k < mine {
-        store(d as usize, load(o as usize));
-        o += from_step;
-        d += to_step;
+        let o = from.offset();
+        store(to.offset(o) as usize, load(o as usize));
+        from.advance();
+        to.advance();
         k += 1;
     }
 }
@@ -170,16 +271,16 @@ pub(super) unsafe fn move_elements<T: DeviceCopy, A: Walk, B: Walk>(
                 block,
                 (a, b, (begin / k, end / k)),
                 (limits.0 / k, limits.1 / k),
-                |o| arch::load_16(f.add(16 * o)),
-                |o, v| arch::store_16(d.add(16 * o), v),
+                move |o| arch::load_16(f.add(16 * o)),
+                move |o, v| arch::store_16(d.add(16 * o), v),
             )
         }
         None => spread(
             block,
             (from_type, to_type, (begin, end)),
             limits,
-            |o| from.add(o).read(),
-            |o, v| to.add(o).write(v),
+            move |o| from.add(o).read(),
+            move |o, v| to.add(o).write(v),
         ),
     }
 }
@@ -227,6 +328,10 @@ impl Walk for Packed {
 
     fn strided(&self) -> Option<Datatype> {
         None
+    }
+
+    fn cursor(&self, first: u64, step: u64) -> Option<Cursor> {
+        Some(Cursor::linear(first.wrapping_sub(self.start), step))
     }
 
     fn progression(&self, threads: u64) -> Option<u64> {

@@ -18,3 +18,4 @@ pub mod stats;
 pub mod stress;
 pub mod traced;
 pub mod typed;
+pub mod typed_random;

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The typed transfers of issue 16 on two GPUs, this commit against an
+# earlier one, alternated in one lease (bundle: scripts/gpu-pack-typed.sh):
+#   run(command="mkdir -p /tmp/tb && tar xJf .gpu-bundle/bundle.txz -C /tmp/tb && bash /tmp/tb/gpu-typed-ab.sh",
+#       carry=[".gpu-bundle"], kind="nvidia-h200-x2")
+# Checks first (the typed tests on one GPU, world_checks as two nodes),
+# then bench_typed and bench_typed_before over NVLink REPS times each,
+# alternated, then NVSHMEM's typed baseline (ping-pong and streams of 16),
+# then both benches as two nodes (through the hosts) once.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-/tmp}
+res=/tmp/typed-ab && rm -rf "$res" && mkdir -p "$res"
+log=$res/typed.log
+REPS=${REPS:-2}
+export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
+DCUDA_COMMIT=$(head -1 COMMIT) && export DCUDA_COMMIT
+{
+  echo "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+  nvidia-smi topo -m | head -3
+} 2>&1 | tee "$log"
+nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
+(nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) baselines/nvshmem_typed.cu -o /tmp/nvshmem_typed \
+  -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib" > "$res/build.log" 2>&1) &
+pass=0 fail=0 failed=()
+. ./gpu-lib.sh
+if [ -z "${SKIP_CHECKS:-}" ]; then
+  run "typed tests" tests/typed
+  run "typed_random tests" tests/typed_random
+  RUN_LIMIT=200 run "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks
+fi
+for r in $(seq 1 "$REPS"); do
+  run "new $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out "$res/new-$r"
+  run "before $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-$r"
+done
+wait
+if [ -x /tmp/nvshmem_typed ]; then
+  run "nvshmem typed" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 20 > $res/nvshmem.csv"
+  run "nvshmem typed streams" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/nvshmem_typed 20 4 16 > $res/nvshmem-stream.csv"
+else
+  cat "$res/build.log" >> "$log"
+fi
+run "new, two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out "$res/new-nodes"
+run "before, two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-nodes"
+summary
+tar cJf "$out/typed-ab.tar.xz" -C /tmp typed-ab
+cp "$log" "$out/"
