@@ -37,6 +37,8 @@ constexpr int N = 4096, COL = 1;
 // 6: as 1 with ld.global.nc.L1::no_allocate.
 // 7: contiguous 16 KiB (reference): 4096 floats, float4 a thread.
 // 8: as 1 through generic addresses (ld.b32/st.b32, as rustc emits them).
+// 9: as 8 with ld.global.b32/st.global.b32 (the same volatile asm).
+// 10: as 8 without volatile on the loads (the compiler may schedule them).
 template <int V>
 __device__ void copy(const float *__restrict__ src, float *__restrict__ dst) {
     int t = threadIdx.x, T = blockDim.x;
@@ -85,6 +87,30 @@ __device__ void copy(const float *__restrict__ src, float *__restrict__ dst) {
             float *p = dst + (size_t)(t + k * T) * N + COL;
             asm volatile("st.b32 [%0], %1;" :: "l"(p), "f"(v[k]) : "memory");
         }
+    } else if (V == 9) {
+        float v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const float *p = src + (size_t)(t + k * T) * N + COL;
+            asm volatile("ld.global.b32 %0, [%1];" : "=f"(v[k]) : "l"(p));
+        }
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            float *p = dst + (size_t)(t + k * T) * N + COL;
+            asm volatile("st.global.b32 [%0], %1;" :: "l"(p), "f"(v[k]) : "memory");
+        }
+    } else if (V == 10) {
+        float v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const float *p = src + (size_t)(t + k * T) * N + COL;
+            asm("ld.b32 %0, [%1];" : "=f"(v[k]) : "l"(p));
+        }
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            float *p = dst + (size_t)(t + k * T) * N + COL;
+            asm volatile("st.b32 [%0], %1;" :: "l"(p), "f"(v[k]) : "memory");
+        }
     } else {
         const float4 *s = (const float4 *)src;
         float4 *d = (float4 *)dst;
@@ -110,14 +136,15 @@ __global__ void bench(const float *src, float *dst, unsigned *flag, int reps, ui
 }
 
 typedef void (*Kernel)(const float *, float *, unsigned *, int, uint64_t *);
-static const Kernel kernels[9] = {bench<0>, bench<1>, bench<2>, bench<3>, bench<4>,
-                                  bench<5>, bench<6>, bench<7>, bench<8>};
-static const char *names[9] = {
+static const Kernel kernels[11] = {bench<0>, bench<1>, bench<2>, bench<3>, bench<4>, bench<5>,
+                                   bench<6>, bench<7>, bench<8>, bench<9>, bench<10>};
+static const char *names[11] = {
     "rows by lane, 4 in flight (dcuda)", "rows by lane, 16 in flight",
     "16 rows a thread, 1 in flight (iput)", "16 rows a thread, 16 in flight",
     "rows by lane, 4 in flight, ld.cg", "rows by lane, 16 in flight, ld.cg",
     "rows by lane, 16 in flight, ld.nc", "contiguous 16 KiB (reference)",
-    "rows by lane, 16 in flight, generic"};
+    "rows by lane, 16 in flight, generic",
+    "rows by lane, 16 in flight, global asm", "rows by lane, 16 in flight, generic, loads not volatile"};
 
 // The ping-pong of bench_typed without a runtime: block 0 on GPU `me`
 // puts the column of its array `mine` into the peer's array `theirs`,
@@ -211,7 +238,7 @@ int main() {
     }
     for (int where = 0; where < (gpus > 1 ? 2 : 1); where++) {
         float *dst = where ? dst_peer : dst_here;
-        for (int v = 0; v < 9; v++) {
+        for (int v = 0; v < 11; v++) {
             std::vector<double> us;
             for (int l = 0; l < launches; l++) {
                 kernels[v]<<<1, 256>>>(src, dst, flag, reps, out);

@@ -1,8 +1,9 @@
 //! Typed puts and gets of random datatypes on the emulator (proptest):
 //! every element lands where the two datatypes' offsets say, whatever
 //! path the copy takes (elements or 16-byte units, one cursor or two,
-//! any thread count), and a target window too small for the datatype is
-//! an error naming the call, never a write past it.
+//! any thread count), a rank's own packing by cursors agrees, and a target
+//! window too small for the datatype is an error naming the call, never a
+//! write past it.
 
 use dcuda::{Datatype, Module, RunConfig, Runtime};
 use dcuda_rank_kernels::typed_random::{RandomTypedArgs, TYPED_RANDOM};
@@ -38,14 +39,17 @@ fn module() -> &'static (Runtime, Module) {
     })
 }
 
-/// Runs `typed_random` on two ranks of `threads` threads; `Ok` holds
-/// rank 1's two results and rank 0's (which must stay zero).
+/// What a run leaves: rank 1's two results, rank 0's (which must stay
+/// zero), and rank 0's data packed by its threads' cursors.
+type Results = (Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// Runs `typed_random` on two ranks of `threads` threads.
 fn run(
     (from, to): (Datatype, Datatype),
     out_len: usize,
     threads: u32,
     put_only: bool,
-) -> Result<(Vec<u32>, Vec<u32>), String> {
+) -> Result<Results, String> {
     let (rt, module) = module();
     let data_len = (from.extent() as usize).next_multiple_of(4).max(4);
     let data: Vec<u32> = (0..2 * data_len)
@@ -54,6 +58,8 @@ fn run(
     let e = |e: dcuda::Error| e.to_string();
     let data = rt.upload(&data).map_err(e)?;
     let out = rt.alloc::<u32>(4 * out_len).map_err(e)?;
+    let size = from.size() as usize;
+    let packed = rt.alloc::<u32>(2 * size.max(1)).map_err(e)?;
     let args = RandomTypedArgs {
         from,
         to,
@@ -62,12 +68,15 @@ fn run(
         data_len: data_len as u32,
         out_len: out_len as u32,
         put_only: put_only as u32,
+        packed: packed.slice(),
     };
     let config = RunConfig::new(threads).ranks(2);
     // SAFETY: data_len words of data and 2 out_len of results a rank.
     unsafe { module.run(&TYPED_RANDOM, &config, &args) }.map_err(e)?;
     let got = out.download().map_err(e)?;
-    Ok((got[2 * out_len..].to_vec(), got[..2 * out_len].to_vec()))
+    let packed = packed.download().map_err(e)?;
+    let ones = got[2 * out_len..].to_vec();
+    Ok((ones, got[..2 * out_len].to_vec(), packed[..size].to_vec()))
 }
 
 /// What `to` over `out_len` zero words holds after element `e` of `from`
@@ -119,11 +128,14 @@ proptest! {
                 "{}", message
             );
         } else {
-            let (ones, zeros) = run((from, to), out_len, threads, false).map_err(TestCaseError::fail)?;
+            let (ones, zeros, packed) =
+                run((from, to), out_len, threads, false).map_err(TestCaseError::fail)?;
             let want = expected(&from, &to, out_len);
             prop_assert_eq!(&ones[..out_len], &want[..], "the put");
             prop_assert_eq!(&ones[out_len..], &want[..], "the get");
             prop_assert!(zeros.iter().all(|&z| z == 0));
+            let want: Vec<u32> = (0..from.size()).map(|e| from.offset(e) as u32 + 1).collect();
+            prop_assert_eq!(packed, want, "packed by cursors");
         }
     }
 }

@@ -30,7 +30,14 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 /// Threads per rank.
 const THREADS: u32 = 256;
 /// The ways, as `TypedBenchArgs::mode` numbers them.
-const WAYS: [&str; 3] = ["typed", "pack+put+unpack", "contiguous"];
+const WAYS: [&str; 6] = [
+    "typed",
+    "pack+put+unpack",
+    "contiguous",
+    "typed contiguous",
+    "typed gather",
+    "typed scatter",
+];
 
 /// Transfers a round trip of the stream measure.
 const WINDOW: u32 = 16;
@@ -134,7 +141,7 @@ fn main() -> Result<()> {
     for (measure, window) in MEASURES {
         for (shape, n, name) in shapes {
             let bytes = 4 * if shape == 0 { n as u64 } else { 64u64.pow(3) };
-            let results: Vec<Stats> = (0..3)
+            let results: Vec<Stats> = (0..WAYS.len() as u32)
                 .map(|mode| {
                     // A stream's round trip has WINDOW transfers: fewer of them.
                     let trips = if window == 1 {

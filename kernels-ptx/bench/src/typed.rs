@@ -11,7 +11,11 @@ pub struct TypedBenchArgs {
     /// 0: `put_notify_typed` with the shape's datatype on both sides; 1:
     /// the rank's threads pack it into staging, `put_notify` of the
     /// staging, the target's threads unpack it; 2: `put_notify` of as many
-    /// contiguous elements (the reference).
+    /// contiguous elements (the reference); 3: the same elements as 2, by
+    /// `put_notify_typed` with contiguous datatypes (what the typed call
+    /// costs besides its copy); 4: the shape into the peer's staging,
+    /// contiguous (scattered loads, a gather); 5: the staging, contiguous,
+    /// into the shape of the peer's array (scattered stores, a scatter).
     pub mode: u32,
     /// 0: column 1 of an `n × n` matrix; 1: the 64³ block at (64, 64, 64)
     /// of an `n³` array.
@@ -132,6 +136,27 @@ fn transfer(
                 rank.put_notify(wins.1, peer, 0, local.1, DATA);
             } else {
                 rank.put(wins.1, peer, 0, local.1);
+            }
+        }
+        (3, _) => {
+            let all = Datatype::contiguous(local.1.len() as u32);
+            if notified {
+                rank.put_notify_typed(wins.1, peer, (0, all), (local.1, all), DATA);
+            } else {
+                rank.put_typed(wins.1, peer, (0, all), (local.1, all));
+            }
+        }
+        (4 | 5, _) => {
+            let all = Datatype::contiguous(local.1.len() as u32);
+            let (win, there, here) = if args.mode == 4 {
+                (wins.1, all, (local.0, t))
+            } else {
+                (wins.0, t, (local.1, all))
+            };
+            if notified {
+                rank.put_notify_typed(win, peer, (0, there), here, DATA);
+            } else {
+                rank.put_typed(win, peer, (0, there), here);
             }
         }
         (_, true) => rank.put_notify(wins.1, peer, 0, local.1, DATA),

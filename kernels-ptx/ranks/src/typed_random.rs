@@ -24,11 +24,38 @@ pub struct RandomTypedArgs {
     pub out_len: u32,
     /// 0: both transfers; 1: only the put (its window may be too small).
     pub put_only: u32,
+    /// Per rank: `from`'s elements of its data, packed by
+    /// [`pack`] (`from.size()` words).
+    pub packed: DeviceSlice<u32>,
 }
 
-/// On two ranks: rank 0 puts `from` of its data into `to` of rank 1's
-/// first result (`put_typed`), and rank 1 gets `from` of rank 0's data
-/// into `to` of its second (`get_typed`).
+// ANCHOR: cursor
+/// Packs the elements `layout` names in `data` into `out`, element `e`
+/// at `out[e]`: each thread walks every `threads`-th element with a
+/// cursor, so no offset is divided out of `e`.
+pub fn pack(rank: &mut Rank, layout: Datatype, data: DeviceSlice<u32>, out: DeviceSlice<u32>) {
+    let threads = rank.threads_per_rank() as u64;
+    let size = layout.size().min(out.len() as u64);
+    rank.threads(|t| {
+        let mut e = t.index() as u64;
+        let mut at = layout.cursor(e, threads);
+        while e < size {
+            let from = at.offset() as usize;
+            if from < data.len() {
+                // SAFETY: inside the buffers; element `e` is this thread's.
+                unsafe { out.write(e as usize, data.read(from)) };
+            }
+            at.advance();
+            e += threads;
+        }
+    });
+}
+// ANCHOR_END: cursor
+
+/// On two ranks: each packs `from` of its data ([`pack`]); rank 0 puts
+/// `from` of its data into `to` of rank 1's first result (`put_typed`),
+/// and rank 1 gets `from` of rank 0's data into `to` of its second
+/// (`get_typed`).
 #[rank]
 pub fn typed_random(rank: &mut Rank, args: &RandomTypedArgs) {
     let world = rank.world();
@@ -41,6 +68,8 @@ pub fn typed_random(rank: &mut Rank, args: &RandomTypedArgs) {
         rank.win_create(world, data),
         rank.win_create(world, put_into),
     );
+    let packed = args.packed.chunk(me as usize, args.from.size() as usize);
+    pack(rank, args.from, data, packed);
     rank.barrier(world);
     if me == 0 {
         rank.put_typed(targets, 1, (0, args.to), (data, args.from));
