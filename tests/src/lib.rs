@@ -11,6 +11,7 @@ pub fn rank_ptx() -> dcuda::Ptx {
 }
 
 pub mod comms;
+pub mod halo3;
 pub mod messages;
 pub mod plans;
 pub mod traced;

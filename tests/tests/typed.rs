@@ -97,55 +97,7 @@ mod halo {
 }
 
 mod halo_3d {
-    use dcuda::{RunConfig, Runtime};
-    use dcuda_rank_kernels::typed::{share, Halo3Args, HALO_3D};
-
-    /// What rank `at`'s block array holds after `halo_3d`: its interior,
-    /// and in each face of its frame the neighbour's points beside it
-    /// (edges and corners of the frame zero).
-    fn expected(args: &Halo3Args, at: [u32; 3]) -> Vec<u32> {
-        let [pz, py, px] = args.ranks;
-        let counts = [pz, py, px];
-        let h = args.halo as i64;
-        let dims = |at: [u32; 3]| -> [i64; 3] {
-            [0, 1, 2].map(|k| share(args.grid[k], counts[k], at[k]) as i64)
-        };
-        let n = dims(at);
-        let s = n.map(|v| v + 2 * h);
-        let rank = |a: [u32; 3]| (a[0] * py + a[1]) * px + a[2];
-        let code = |r: u32, p: [i64; 3]| r * 1_000_000 + (p[0] * 10_000 + p[1] * 100 + p[2]) as u32;
-        let mut out = vec![0u32; (s[0] * s[1] * s[2]) as usize];
-        for z in -h..n[0] + h {
-            for y in -h..n[1] + h {
-                for x in -h..n[2] + h {
-                    let p = [z, y, x];
-                    let outside: Vec<usize> =
-                        (0..3).filter(|&k| p[k] < 0 || p[k] >= n[k]).collect();
-                    let value = match outside[..] {
-                        [] => code(rank(at), p),
-                        [k] => {
-                            let mut to = at;
-                            let mut q = p;
-                            if p[k] < 0 && at[k] > 0 {
-                                to[k] -= 1;
-                                q[k] += dims(to)[k];
-                                code(rank(to), q)
-                            } else if p[k] >= n[k] && at[k] + 1 < counts[k] {
-                                to[k] += 1;
-                                q[k] -= n[k];
-                                code(rank(to), q)
-                            } else {
-                                0
-                            }
-                        }
-                        _ => 0,
-                    };
-                    out[(((z + h) * s[1] + y + h) * s[2] + x + h) as usize] = value;
-                }
-            }
-        }
-        out
-    }
+    use dcuda::Runtime;
 
     #[test]
     fn faces_of_uneven_blocks_reach_the_frames_beside_them() {
@@ -153,33 +105,9 @@ mod halo_3d {
         let module = rt.load(&dcuda_tests::rank_ptx()).unwrap();
         for (ranks, halo) in [([2u32, 2u32, 2u32], 1u32), ([1, 3, 2], 2), ([1, 1, 1], 1)] {
             let count = ranks.iter().product::<u32>();
-            let stride = 16 * 16 * 16;
-            let blocks = rt.alloc::<u32>((count * stride) as usize).unwrap();
-            let args = Halo3Args {
-                blocks: blocks.slice(),
-                stride,
-                grid: [7, 6, 9],
-                ranks,
-                halo,
-            };
-            // SAFETY: 16³ words a rank, more than any block of a 7 × 6 × 9
-            // grid with a frame of 2.
-            unsafe { module.run(&HALO_3D, &RunConfig::new(32).ranks(count), &args) }.unwrap();
-            let got = blocks.download().unwrap();
-            for me in 0..count {
-                let at = [
-                    me / (ranks[1] * ranks[2]),
-                    me / ranks[2] % ranks[1],
-                    me % ranks[2],
-                ];
-                let want = expected(&args, at);
-                let start = (me * stride) as usize;
-                assert_eq!(
-                    &got[start..start + want.len()],
-                    &want[..],
-                    "rank {at:?} of {ranks:?}, halo {halo}"
-                );
-            }
+            let shape = ([7, 6, 9], ranks, halo);
+            dcuda_tests::halo3::check_halo_3d(&rt, &module, (count, 0, count), shape)
+                .unwrap_or_else(|e| panic!("{e}"));
         }
     }
 }

@@ -54,6 +54,14 @@ pub(crate) trait Device: Send + Sync {
         }
         Ok(())
     }
+    /// Copies `planes` planes of `rows` rows of `width` bytes between
+    /// device addresses (row `r` of plane `p` at `addr + p·plane +
+    /// r·pitch` on each side) and waits: a 2D copy a plane here; the GPU
+    /// does it in one call where each side's planes are a whole number of
+    /// its rows apart.
+    fn copy_3d(&self, dst: Planes, src: Planes, (width, rows, planes): Extent3) -> Result<()> {
+        copy_by_planes(self, dst, src, (width, rows, planes))
+    }
     /// Copies rows of `width` bytes, `pitch` bytes apart from device
     /// address `src` on, into `dst` back to back (`dst.len() / width` rows).
     fn read_2d(&self, src: u64, pitch: usize, width: usize, dst: &mut [u8]) -> Result<()> {
@@ -239,4 +247,36 @@ impl BackendChoice {
             _ => BackendChoice::Emulator,
         }))
     }
+}
+
+/// One side of [`Device::copy_3d`]: planes `plane` bytes apart, each of
+/// rows `pitch` bytes apart, from device address `addr`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Planes {
+    /// The first row of the first plane.
+    pub addr: u64,
+    /// Bytes from one row to the next.
+    pub pitch: usize,
+    /// Bytes from one plane to the next.
+    pub plane: usize,
+}
+
+/// A 3D copy's `(width in bytes, rows, planes)`.
+pub(crate) type Extent3 = (usize, usize, usize);
+
+/// [`Device::copy_3d`] as a 2D copy a plane.
+pub(crate) fn copy_by_planes<D: Device + ?Sized>(
+    device: &D,
+    dst: Planes,
+    src: Planes,
+    (width, rows, planes): Extent3,
+) -> Result<()> {
+    for p in 0..planes {
+        let (d, s) = (
+            dst.addr + (p * dst.plane) as u64,
+            src.addr + (p * src.plane) as u64,
+        );
+        device.copy_2d(d, dst.pitch, s, src.pitch, width, rows)?;
+    }
+    Ok(())
 }

@@ -10,6 +10,7 @@ use super::message::Message;
 use super::setup::peer_error;
 use super::transfer::staging;
 use super::World;
+use crate::backend::{Extent3, Planes};
 use crate::error::Result;
 use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER, STAGE_HALF};
 use dcuda_device::Datatype;
@@ -252,20 +253,19 @@ impl World {
 
     /// At the target: places a piece's elements (`bytes`: header, then
     /// data) in the window: the data in one copy to the device, then a
-    /// device copy per rectangle (a 2D copy from host memory goes row by
-    /// row through the driver's staging, one copy a row).
+    /// device copy per stack of rectangles (a 2D copy from host memory
+    /// goes row by row through the driver's staging, one copy a row).
     pub(super) fn place(&self, from: u32, place: Place, bytes: &[u8]) -> Result<()> {
         let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
         let payload = &bytes[LAID_HEADER..];
         let device = &self.runtime.device;
-        let copies = laid.copies(&rects, base);
+        let copies = stacked(laid.copies(&rects, base));
         // The header's check bounds the data by the scratch.
         self.with_scratch(|scratch| {
             self.runtime.write_device(scratch, payload)?;
             for c in copies {
-                let packed = scratch + c.packed.start as u64;
-                device.copy_2d(c.window, c.pitch, packed, c.width, c.width, c.rows)?;
+                device.copy_3d(c.window, c.packed(scratch), c.extent())?;
             }
             Ok(())
         })
@@ -283,11 +283,10 @@ impl World {
         let (laid, rects, base) = self.laid_at(from, place, header, bytes)?;
         let mut data = staging(bytes as usize);
         let device = &self.runtime.device;
-        let copies = laid.copies(&rects, base);
+        let copies = stacked(laid.copies(&rects, base));
         self.with_scratch(|scratch| {
             for c in copies {
-                let packed = scratch + c.packed.start as u64;
-                device.copy_2d(packed, c.width, c.window, c.pitch, c.width, c.rows)?;
+                device.copy_3d(c.packed(scratch), c.window, c.extent())?;
             }
             self.runtime.read_device(scratch, &mut data)?;
             Ok(data)
@@ -324,6 +323,71 @@ impl Laid {
             c
         })
     }
+}
+
+/// Rectangles of one shape, their window rows evenly spaced from one to
+/// the next (the planes of a sub-block), packed one after another: one
+/// 3D copy, where the GPU takes it in one call.
+#[derive(Debug, PartialEq, Eq)]
+struct Copy3d {
+    window: Planes,
+    width: usize,
+    rows: usize,
+    planes: usize,
+    /// Where its bytes start in the packed data.
+    packed: usize,
+}
+
+impl Copy3d {
+    /// Its packed side, in a scratch at `scratch`.
+    fn packed(&self, scratch: u64) -> Planes {
+        Planes {
+            addr: scratch + self.packed as u64,
+            pitch: self.width,
+            plane: self.width * self.rows,
+        }
+    }
+
+    fn extent(&self) -> Extent3 {
+        (self.width, self.rows, self.planes)
+    }
+}
+
+/// The copies, consecutive ones of one shape evenly spaced in the window
+/// stacked into one (their packed bytes follow one another already).
+fn stacked(copies: impl Iterator<Item = Copy2d>) -> Vec<Copy3d> {
+    let mut out: Vec<Copy3d> = Vec::new();
+    for c in copies {
+        if let Some(last) = out.last_mut() {
+            let w = &mut last.window;
+            let shape = (last.width, last.rows, w.pitch) == (c.width, c.rows, c.pitch);
+            let gap = c.window.checked_sub(w.addr).filter(|&g| g > 0);
+            match (shape, last.planes, gap) {
+                (true, 1, Some(gap)) => {
+                    w.plane = gap as usize;
+                    last.planes = 2;
+                    continue;
+                }
+                (true, n, _) if n > 1 && c.window == w.addr + (n * w.plane) as u64 => {
+                    last.planes += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(Copy3d {
+            window: Planes {
+                addr: c.window,
+                pitch: c.pitch,
+                plane: 0,
+            },
+            width: c.width,
+            rows: c.rows,
+            planes: 1,
+            packed: c.packed.start,
+        });
+    }
+    out
 }
 
 #[cfg(test)]

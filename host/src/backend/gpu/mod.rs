@@ -1,15 +1,17 @@
 //! The GPU backend: the CUDA driver API through cudarc, with `libcuda`
 //! loaded at run time so that one binary also runs where there is none.
 
+mod copies;
 mod ipc;
 mod module;
 mod stream;
 
-use super::{Device, LoadedModule, PeerAccess, StreamQueue};
+use super::{Device, Extent3, LoadedModule, PeerAccess, Planes, StreamQueue};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::module::{LoadOptions, Ptx};
 use crate::runtime::DeviceInfo;
+use copies::{copy_2d_desc, Side};
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -284,6 +286,10 @@ impl Device for GpuDevice {
         ))
     }
 
+    fn copy_3d(&self, dst: Planes, src: Planes, extent: Extent3) -> Result<()> {
+        self.memcpy_3d(dst, src, extent)
+    }
+
     fn read_2d(&self, src: u64, pitch: usize, width: usize, dst: &mut [u8]) -> Result<()> {
         let rows = dst.len() / width.max(1);
         let dst = Side::Host(dst.as_mut_ptr() as *mut c_void, width);
@@ -332,63 +338,6 @@ impl Drop for GpuDevice {
         if self.ctx.bind().is_ok() {
             // SAFETY: created in open(); nothing uses it any more.
             let _ = unsafe { result::stream::destroy(self.copy_stream) };
-        }
-    }
-}
-
-/// One side of a 2D copy: device memory, or host memory, with its pitch.
-enum Side {
-    Device(u64, usize),
-    Host(*mut c_void, usize),
-}
-
-/// A 2D copy of `rows` rows of `width` bytes from `src` to `dst`.
-fn copy_2d_desc(src: Side, dst: Side, width: usize, rows: usize) -> sys::CUDA_MEMCPY2D {
-    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
-    let parts = |side: Side| match side {
-        Side::Device(addr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), addr, pitch),
-        Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
-    };
-    let (src_type, src_host, src_device, src_pitch) = parts(src);
-    let (dst_type, dst_host, dst_device, dst_pitch) = parts(dst);
-    sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: src_type,
-        srcHost: src_host,
-        srcDevice: src_device,
-        srcArray: std::ptr::null_mut(),
-        srcPitch: src_pitch,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: dst_type,
-        dstHost: dst_host,
-        dstDevice: dst_device,
-        dstArray: std::ptr::null_mut(),
-        dstPitch: dst_pitch,
-        WidthInBytes: width,
-        Height: rows,
-    }
-}
-
-impl GpuDevice {
-    /// Runs a 2D copy and waits. `cuMemcpy2D` may refuse pitches it does
-    /// not like (not from `cuMemAllocPitch`); the unaligned variant takes
-    /// any.
-    fn memcpy_2d(&self, c: &sys::CUDA_MEMCPY2D) -> Result<()> {
-        if c.Height == 0 || c.WidthInBytes == 0 {
-            return Ok(());
-        }
-        self.ctx.bind()?;
-        // SAFETY: the callers describe device ranges they checked and host
-        // slices they borrow for the call; the copy is done on return.
-        unsafe {
-            if sys::cuMemcpy2D_v2(c) != sys::cudaError_enum::CUDA_SUCCESS {
-                check("cuMemcpy2DUnaligned", sys::cuMemcpy2DUnaligned_v2(c))?;
-            }
-            // As in `copy`: the legacy stream, which our launches do not wait for.
-            result::stream::synchronize(std::ptr::null_mut())
-                .map_err(|e| Error::cuda("cuStreamSynchronize", e))
         }
     }
 }

@@ -99,3 +99,80 @@ fn bad_headers_are_refused_with_the_reason() {
     let err = read_header(bytemuck::bytes_of(&huge), 64).unwrap_err();
     assert!(err.contains("names no datatype"), "{err}");
 }
+
+/// Every (window byte, packed byte) pair the 2D copies move.
+fn pairs_2d(copies: impl Iterator<Item = Copy2d>) -> Vec<(u64, usize)> {
+    let mut out = Vec::new();
+    for c in copies {
+        for r in 0..c.rows {
+            for x in 0..c.width {
+                out.push((
+                    c.window + (r * c.pitch + x) as u64,
+                    c.packed.start + r * c.width + x,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The same pairs from the stacked 3D copies.
+fn pairs_3d(copies: &[Copy3d]) -> Vec<(u64, usize)> {
+    let mut out = Vec::new();
+    for c in copies {
+        let packed = c.packed(0);
+        for p in 0..c.planes {
+            for r in 0..c.rows {
+                for x in 0..c.width {
+                    let w = c.window.addr + (p * c.window.plane + r * c.window.pitch + x) as u64;
+                    out.push((
+                        w,
+                        packed.addr as usize + p * packed.plane + r * packed.pitch + x,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_sub_block_piece_of_whole_planes_is_one_3d_copy() {
+    let block = Datatype::subarray_3d([512, 512, 512], [64, 64, 64], [64, 64, 64]).unwrap();
+    // Planes 4 to 6 of f32 (a piece holds a little less than 64 KiB).
+    let laid = read_header(&header(&block, 16384, 4, 12288), 49152).unwrap();
+    let rects = laid.rects();
+    let copies = stacked(laid.copies(&rects, 1 << 20));
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    let c = &copies[0];
+    assert_eq!((c.width, c.rows, c.planes), (256, 64, 3));
+    assert_eq!((c.window.pitch, c.window.plane), (2048, 1 << 20));
+    assert_eq!(pairs_3d(&copies), pairs_2d(laid.copies(&rects, 1 << 20)));
+}
+
+#[test]
+fn stacking_moves_every_byte_where_the_2d_copies_do() {
+    let layouts = [
+        Datatype::contiguous(50),
+        Datatype::vector(7, 3, 5),
+        Datatype::subarray_2d([9, 11], [4, 5], [2, 3]).unwrap(),
+        Datatype::vector_of(3, 200, Datatype::vector(4, 2, 9)).unwrap(),
+        Datatype::subarray_3d([6, 7, 8], [3, 4, 5], [1, 2, 3]).unwrap(),
+        Datatype::vector_of(4, 30, Datatype::vector(3, 1, 7)).unwrap(),
+    ];
+    for dt in layouts {
+        for first in 0..dt.size() {
+            for count in 0..=dt.size() - first {
+                let h = header(&dt, first, 2, count as u32);
+                let laid = read_header(&h, 2 * count).unwrap();
+                let rects = laid.rects();
+                let copies = stacked(laid.copies(&rects, 64));
+                assert_eq!(
+                    pairs_3d(&copies),
+                    pairs_2d(laid.copies(&rects, 64)),
+                    "{dt:?} {first} {count}"
+                );
+            }
+        }
+    }
+}

@@ -327,6 +327,18 @@ fn main() {
                 Box::new(|| dcuda_tests::typed::check_typed(rt, m, run.layout(), (64, 132))),
             ),
             (
+                "3D faces across processes",
+                // Split in x: each x-face is a column a plane, the planes
+                // evenly spaced, so a piece placed through the host is one
+                // 3D copy.
+                Box::new(|| {
+                    // At least two points of x a rank, whatever the world.
+                    let (world, layout) = (run.world, run.layout());
+                    let shape = ([7, 6, 2 * world + 1], [1, 1, world], 2);
+                    dcuda_tests::halo3::check_halo_3d(rt, m, layout, shape)
+                }),
+            ),
+            (
                 "indexed layouts across processes",
                 // 9,000 single elements: a put of two pieces, 9,000 accesses.
                 Box::new(|| {
