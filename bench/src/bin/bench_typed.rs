@@ -1,7 +1,11 @@
 //! Typed transfers (`put_notify_typed`) against hand-written packing
 //! (the rank's threads pack into staging, `put_notify` of the staging, the
 //! target's threads unpack) and against a contiguous `put_notify` of as
-//! many elements, between world rank 0 and the last world rank: two
+//! many elements; besides, three typed ways that split the cost: the same
+//! bytes with contiguous datatypes on both sides (`typed contiguous`, the
+//! call without the strided copy), the shape into contiguous staging
+//! (`typed gather`) and contiguous staging into the shape (`typed
+//! scatter`). Between world rank 0 and the last world rank: two
 //! ranks of one GPU, or, under `mpirun -np 2`, one rank on each of two
 //! GPUs (the direct route over NVLink), for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
 //! the 64³ block of a 512³ `f32` array. All in one kernel
