@@ -136,6 +136,21 @@ impl Datatype {
         }
     }
 
+    /// Whether `other` has the same blocks, counts and strides (it may
+    /// start elsewhere). Field by field: the derived `==` compares arrays
+    /// through `memcmp`, a byte loop on a GPU.
+    #[inline(always)]
+    pub(crate) const fn same_levels(&self, other: &Datatype) -> bool {
+        let ((b0, c0, s0), (b1, c1, s1)) = (self.levels(), other.levels());
+        b0 == b1
+            && c0[0] == c1[0]
+            && c0[1] == c1[1]
+            && c0[2] == c1[2]
+            && s0[0] == s1[0]
+            && s0[1] == s1[1]
+            && s0[2] == s1[2]
+    }
+
     /// The step, in elements, from element `e` to element `e + threads`,
     /// when it is the same for every `e` (a single block, or one level of
     /// blocks whose length divides `threads`): then a cursor's digits

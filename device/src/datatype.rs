@@ -355,21 +355,6 @@ impl Datatype {
         (self.block, self.counts, self.strides)
     }
 
-    /// Whether `other` has the same blocks, counts and strides (it may
-    /// start elsewhere). Field by field: the derived `==` compares arrays
-    /// through `memcmp`, a byte loop on a GPU.
-    #[inline(always)]
-    pub(crate) const fn same_levels(&self, other: &Datatype) -> bool {
-        let (a, b) = (self, other);
-        a.block == b.block
-            && a.counts[0] == b.counts[0]
-            && a.counts[1] == b.counts[1]
-            && a.counts[2] == b.counts[2]
-            && a.strides[0] == b.strides[0]
-            && a.strides[1] == b.strides[1]
-            && a.strides[2] == b.strides[2]
-    }
-
     /// Where element 0 lies.
     #[inline(always)]
     pub(crate) const fn start(&self) -> u64 {
