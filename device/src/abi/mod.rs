@@ -72,9 +72,17 @@ pub const COLLECTIVE_TAGS: u32 = USER_TAGS;
 /// `VECTOR_TAGS + 2 * c + 1`.
 pub const VECTOR_TAGS: u32 = COLLECTIVE_TAGS + (MAX_COMMS * 2 * MAILBOX_STEPS) as u32;
 const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
-/// Bytes of each half of a rank's staging area, where another process's
-/// representative writes the pieces of a vector exchange.
-pub const STAGE_HALF: usize = 64 * 1024;
+/// Bytes of each half of a rank's staging area: where another process's
+/// representative writes the pieces of a vector exchange, and where a
+/// typed transfer through the host packs its pieces. A quarter MiB: a
+/// typed piece costs each host about 20 µs besides its bytes, so pieces
+/// of 64 KiB held a MiB's typed put to a third of the link's speed
+/// (`bench/results/2026-11-28-host-route-h200x2`).
+pub const STAGE_HALF: usize = 256 * 1024;
+/// Bytes of a piece of a vector exchange (in the first part of a half):
+/// small enough that the pieces of a stream overlap.
+pub const STREAM_PIECE: usize = 64 * 1024;
+const _: () = assert!(STREAM_PIECE <= STAGE_HALF);
 /// [`Transfer::window`] of a write to the target's staging area.
 pub const STAGE_WINDOW: u32 = u32::MAX - 2;
 /// The reserved tag a receiver notifies a sender with once it has copied a

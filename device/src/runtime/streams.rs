@@ -5,7 +5,7 @@
 //! A stream is a sequence of runs of equal length, one per rank (or per
 //! pair of ranks) of given processes, in rank order ([`Runs`]); both ends
 //! walk the same sequence, so nothing but the bytes travels. A stream
-//! moves in pieces of `STAGE_HALF` bytes through the receiver's staging
+//! moves in pieces of `STREAM_PIECE` bytes through the receiver's staging
 //! area (two halves, beside its mailboxes in the memory a mapped GPU
 //! reaches). The receiver grants a half with a notification (`room` tag of
 //! the communicator's slot) and the sender writes a piece only once
@@ -27,7 +27,8 @@ use super::route::{process_index, Place};
 use super::slices::TILE;
 use super::Runtime;
 use crate::abi::{
-    Call, Op, Peer, RankContext, Route, Transfer, NO_TAG, STAGE_HALF, STAGE_WINDOW, VECTOR_TAGS,
+    Call, Op, Peer, RankContext, Route, Transfer, NO_TAG, STAGE_HALF, STAGE_WINDOW, STREAM_PIECE,
+    VECTOR_TAGS,
 };
 use crate::block::{Block, ReduceOp, Reducible};
 
@@ -294,8 +295,8 @@ impl Runtime {
         let send_bytes = send.as_ref().map_or(0, |(_, runs)| runs.bytes(&ctx));
         let recv_bytes = recv.as_ref().map_or(0, |(_, runs)| runs.bytes(&ctx));
         let (sends, recvs) = (
-            send_bytes.div_ceil(STAGE_HALF),
-            recv_bytes.div_ceil(STAGE_HALF),
+            send_bytes.div_ceil(STREAM_PIECE),
+            recv_bytes.div_ceil(STREAM_PIECE),
         );
         let ((to, to_peer), mut out) = match send {
             Some((to, runs)) => (self.rep_place(comm, to), Some(runs)),
@@ -312,7 +313,7 @@ impl Runtime {
         for k in 0..sends.max(recvs) {
             let half = (k % 2) as u32;
             if let (true, Some(runs)) = (k < sends, out.as_mut()) {
-                let len = (send_bytes - k * STAGE_HALF).min(STAGE_HALF);
+                let len = (send_bytes - k * STREAM_PIECE).min(STREAM_PIECE);
                 self.wait_reserved(block, call, room);
                 block.sync(); // The runs are complete before they are read.
                 let mut done = 0;
@@ -340,7 +341,7 @@ impl Runtime {
             let (true, Some(runs)) = (k < recvs, inn.as_mut()) else {
                 continue;
             };
-            let len = (recv_bytes - k * STAGE_HALF).min(STAGE_HALF);
+            let len = (recv_bytes - k * STREAM_PIECE).min(STREAM_PIECE);
             self.wait_reserved(block, call, data);
             if sends > 0 {
                 // The host may still read a run this piece overwrites.

@@ -42,7 +42,8 @@ impl Runtime {
         } else {
             0
         };
-        let per_piece = (STAGE_HALF as u64 - header) / elem.max(1);
+        let most = (STAGE_HALF as u64 - header) / elem.max(1);
+        let per_piece = laid.map_or(most, |dt| whole_units(&dt, most));
         if per_piece == 0 {
             // An element larger than half the staging area.
             let values = [t.place.world as u64, elem, 0, 0];
@@ -109,6 +110,27 @@ impl Runtime {
             self.fail(block, call, Fault::TypeIndex, [u64::MAX, skipped, 0, 0]);
         }
     }
+}
+
+/// Elements of a piece: at most `most`, and a whole number of the largest
+/// unit of `dt` that fits (planes of a sub-block, else rows), so that the
+/// target's host places a piece in one copy (a piece that ends inside a
+/// row costs it a copy for the part row and one for the rest).
+#[inline(always)]
+fn whole_units(dt: &Datatype, most: u64) -> u64 {
+    let (block, counts, _) = dt.levels();
+    let mut unit = block as u64;
+    if unit == 0 || unit > most {
+        return most;
+    }
+    for c in counts {
+        let next = unit * c as u64;
+        if next > most {
+            break;
+        }
+        unit = next;
+    }
+    most / unit * unit
 }
 
 /// The access of `(target, window, byte offset, local address, bytes)`.

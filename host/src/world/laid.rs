@@ -14,13 +14,15 @@ use crate::backend::{Extent3, Planes};
 use crate::error::Result;
 use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER, STAGE_HALF};
 use dcuda_device::Datatype;
+use scratch::since_start;
+pub(super) use scratch::Scratch;
 
 /// Rows further apart than this are copied one by one: a 2D copy's pitch
 /// has a limit (`CU_DEVICE_ATTRIBUTE_MAX_PITCH`, 2³¹ − 1 bytes here).
 const MAX_PITCH: u64 = 1 << 30;
 
-/// Bytes of the device scratch a piece is copied to before its elements
-/// are placed (a whole staging half: every piece a rank makes fits).
+/// Bytes of the scratch a piece is copied to before its elements are
+/// placed (a whole staging half: every piece a rank makes fits).
 pub(super) const SCRATCH: usize = STAGE_HALF;
 
 /// The most data a piece holds: a staging half less its header.
@@ -152,8 +154,11 @@ impl World {
     pub fn put_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
         self.check_piece(rank, "put", t)?;
         let to = self.target_process(rank, t.target)?;
+        let start = std::time::Instant::now();
         let mut data = staging(t.bytes as usize);
+        let taken = start.elapsed();
         self.runtime.read_device(t.local, &mut data)?;
+        let read = start.elapsed();
         let data_bytes = t.bytes - LAID_HEADER as u64;
         read_header(&data, data_bytes).map_err(|why| {
             let what = format!(
@@ -172,6 +177,8 @@ impl World {
         };
         self.send_data(to, msg.encode())?;
         self.complete(rank);
+        let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+        tracing::trace!(target: "dcuda::laid", at_us = since_start(), rank, bytes = t.bytes, take_us = us(taken), read_us = us(read), total_us = us(start.elapsed()), "piece sent");
         Ok(())
     }
 
@@ -241,38 +248,32 @@ impl World {
         Ok((laid, rects, e.base + offset))
     }
 
-    /// Runs `f` with the receive thread's device scratch of [`SCRATCH`]
-    /// bytes, made on first use.
-    fn with_scratch<R>(&self, f: impl FnOnce(u64) -> Result<R>) -> Result<R> {
-        let mut scratch = self.laid_scratch.lock().unwrap_or_else(|e| e.into_inner());
-        if *scratch == 0 {
-            *scratch = self.runtime.device.alloc(SCRATCH)?;
-        }
-        f(*scratch)
-    }
-
     /// At the target: places a piece's elements (`bytes`: header, then
-    /// data) in the window: the data in one copy to the device, then a
-    /// device copy per stack of rectangles (a 2D copy from host memory
-    /// goes row by row through the driver's staging, one copy a row).
+    /// data) in the window: the data copied into the scratch by the host,
+    /// then a copy from there a stack of rectangles.
     pub(super) fn place(&self, from: u32, place: Place, bytes: &[u8]) -> Result<()> {
         let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
         let payload = &bytes[LAID_HEADER..];
         let device = &self.runtime.device;
         let copies = stacked(laid.copies(&rects, base));
+        let start = std::time::Instant::now();
         // The header's check bounds the data by the scratch.
         self.with_scratch(|scratch| {
-            self.runtime.write_device(scratch, payload)?;
+            scratch.bytes()[..payload.len()].copy_from_slice(payload);
+            let written = start.elapsed();
+            let n = copies.len();
             for c in copies {
-                device.copy_3d(c.window, c.packed(scratch), c.extent())?;
+                device.copy_3d(c.window, c.packed(scratch.addr), c.extent())?;
             }
+            let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+            tracing::trace!(target: "dcuda::laid", at_us = since_start(), bytes = data, copies = n, write_us = us(written), total_us = us(start.elapsed()), "piece placed");
             Ok(())
         })
     }
 
     /// At the target: gathers the `bytes` of elements `header` names from
-    /// the window, by device copies into the scratch and one copy out.
+    /// the window, by copies into the scratch, which the host copies out.
     pub(super) fn gather(
         &self,
         from: u32,
@@ -286,9 +287,9 @@ impl World {
         let copies = stacked(laid.copies(&rects, base));
         self.with_scratch(|scratch| {
             for c in copies {
-                device.copy_3d(c.packed(scratch), c.window, c.extent())?;
+                device.copy_3d(c.packed(scratch.addr), c.window, c.extent())?;
             }
-            self.runtime.read_device(scratch, &mut data)?;
+            data.copy_from_slice(&scratch.bytes()[..bytes as usize]);
             Ok(data)
         })
     }
@@ -390,5 +391,6 @@ fn stacked(copies: impl Iterator<Item = Copy2d>) -> Vec<Copy3d> {
     out
 }
 
+mod scratch;
 #[cfg(test)]
 mod tests;

@@ -101,9 +101,9 @@ pub(crate) struct World {
     comm_exchange: u64,
     /// Two-sided messages from other processes for this process's ranks.
     inbox: Mutex<inbox::Inbox>,
-    /// Device memory of a staging half where the receive thread puts a
-    /// typed piece before it places it (0 until the first).
-    laid_scratch: Mutex<u64>,
+    /// Mapped pinned memory of a staging half where the receive thread
+    /// puts a typed piece before it places it (none until the first).
+    laid_scratch: Mutex<Option<laid::Scratch>>,
 }
 
 impl World {
@@ -196,12 +196,12 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
-        let scratch = *self
+        let scratch = self
             .laid_scratch
             .get_mut()
             .unwrap_or_else(|e| e.into_inner());
-        if scratch != 0 {
-            self.runtime.device.free(scratch, laid::SCRATCH);
+        if let Some(s) = scratch.take() {
+            s.free(&*self.runtime.device);
         }
         if let Some(peers) = self.runtime.device.peers() {
             for (_, (a, _)) in self

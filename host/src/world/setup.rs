@@ -132,7 +132,7 @@ impl World {
             comm_tables: 0,
             comm_exchange: 0,
             inbox: Mutex::new(Inbox::new(memory.inbox, ranks)),
-            laid_scratch: Mutex::new(0),
+            laid_scratch: Mutex::new(None),
             job,
         };
         let world = world.choose_routes(&setups)?;

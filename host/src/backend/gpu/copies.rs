@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
 
-/// One side of a 2D copy: device memory, or host memory, with its pitch.
+/// One side of a 2D copy: an address the GPU reaches (device memory, or
+/// mapped pinned host memory), or host memory, with its pitch.
 pub(super) enum Side {
     Device(u64, usize),
     Host(*mut c_void, usize),
@@ -15,9 +16,10 @@ pub(super) enum Side {
 
 /// A 2D copy of `rows` rows of `width` bytes from `src` to `dst`.
 pub(super) fn copy_2d_desc(src: Side, dst: Side, width: usize, rows: usize) -> sys::CUDA_MEMCPY2D {
-    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    use sys::CUmemorytype::{CU_MEMORYTYPE_HOST, CU_MEMORYTYPE_UNIFIED};
+    // Unified: the driver tells device memory from mapped host memory.
     let parts = |side: Side| match side {
-        Side::Device(addr, pitch) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), addr, pitch),
+        Side::Device(addr, pitch) => (CU_MEMORYTYPE_UNIFIED, std::ptr::null_mut(), addr, pitch),
         Side::Host(ptr, pitch) => (CU_MEMORYTYPE_HOST, ptr, 0, pitch),
     };
     let (src_type, src_host, src_device, src_pitch) = parts(src);
@@ -80,7 +82,8 @@ impl GpuDevice {
         if planes <= 1 || width == 0 || rows == 0 || !stacked(&dst) || !stacked(&src) {
             return copy_by_planes(self, dst, src, (width, rows, planes));
         }
-        let device = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        // Unified: either side may be mapped host memory (the world's scratch).
+        let device = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
         let c = sys::CUDA_MEMCPY3D {
             srcXInBytes: 0,
             srcY: 0,

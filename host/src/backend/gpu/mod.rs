@@ -1,6 +1,7 @@
 //! The GPU backend: the CUDA driver API through cudarc, with `libcuda`
 //! loaded at run time so that one binary also runs where there is none.
 
+mod bounce;
 mod copies;
 mod ipc;
 mod module;
@@ -77,6 +78,8 @@ pub(crate) struct GpuDevice {
     /// Other GPUs of this process's node opened here by PCI bus id, for
     /// copies through their own context (`PeerAccess::owner`).
     owners: std::sync::Mutex<std::collections::HashMap<String, Arc<dyn Device>>>,
+    /// Pinned buffers that long copies to and from pageable memory take.
+    bounces: bounce::Bounces,
 }
 
 // SAFETY: as for GpuContext; the stream is only used with the context bound.
@@ -150,6 +153,7 @@ impl GpuDevice {
                 + attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             copy_stream,
             owners: Default::default(),
+            bounces: Default::default(),
         })
     }
 
@@ -229,6 +233,9 @@ impl Device for GpuDevice {
     /// written after it could overtake the data.
     fn write(&self, addr: u64, src: &[u8]) -> Result<()> {
         self.ctx.bind()?;
+        if src.len() >= bounce::BOUNCE_FROM {
+            return self.write_bounced(addr, src);
+        }
         // SAFETY: the caller passes a device range of `src.len()` bytes; the
         // stream is ours and synchronised before return.
         unsafe {
@@ -250,6 +257,9 @@ impl Device for GpuDevice {
 
     fn read(&self, addr: u64, dst: &mut [u8]) -> Result<()> {
         self.ctx.bind()?;
+        if dst.len() >= bounce::BOUNCE_FROM {
+            return self.read_bounced(addr, dst);
+        }
         // SAFETY: as in write.
         check("cuMemcpyDtoH", unsafe {
             sys::cuMemcpyDtoH_v2(dst.as_mut_ptr() as *mut c_void, addr, dst.len())
@@ -336,6 +346,7 @@ impl Device for GpuDevice {
 impl Drop for GpuDevice {
     fn drop(&mut self) {
         if self.ctx.bind().is_ok() {
+            self.free_bounces();
             // SAFETY: created in open(); nothing uses it any more.
             let _ = unsafe { result::stream::destroy(self.copy_stream) };
         }
