@@ -13,7 +13,9 @@
 // host route, each timed alone on process 0 (one way): a device-host
 // copy of 64 KiB and of 1 MiB, pinned and pageable, each direction; the
 // block's strided copies; an MPI ping-pong of 64 KiB and 1 MiB (half a
-// round trip) and a stream of 16 x 64 KiB answered by 4 bytes.
+// round trip) and a stream of 16 x 64 KiB answered by 4 bytes; a 15-plane
+// piece placed from mapped pinned memory (as dcuda's target does), alone
+// and beside a kernel polling mapped memory.
 //   mpirun -np 2 host_packed_typed REPS > host-packed.csv
 // prints `way,shape,bytes,rep,us` from process 0.
 #include <mpi.h>
@@ -51,6 +53,12 @@ static void strided(const Shape &s, void *host, bool to_host) {
 }
 
 static int me_ = 0;
+
+// Polls a flag in mapped host memory until the host sets it.
+__global__ void spin(int *flag) {
+  while (*(volatile int *)flag == 0) {
+  }
+}
 
 static void print(const char *way, int shape, size_t bytes, const std::vector<double> &us) {
   if (me_ != 0) return;
@@ -166,6 +174,34 @@ int main(int argc, char **argv) {
     p.kind = from_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
     print(from_dev ? "piece place 3D from device" : "piece place 3D from pinned", 1, piece,
           alone(me, reps, [&] { CHECK(cudaMemcpy3D(&p)); }));
+  }
+  // A 15-plane piece (240 KiB, what dcuda's host route places) from
+  // mapped pinned memory, as dcuda copies it (cudaMemcpyDefault: unified
+  // addressing tells host from device) and as host memory, then the same
+  // while a kernel polls a flag in mapped memory (a waiting rank).
+  void *mapped;
+  CHECK(cudaHostAlloc(&mapped, 16 * piece, cudaHostAllocMapped | cudaHostAllocPortable));
+  volatile int *flag;
+  CHECK(cudaHostAlloc((void **)&flag, 64, cudaHostAllocMapped | cudaHostAllocPortable));
+  *flag = 0;
+  cudaStream_t poller;
+  CHECK(cudaStreamCreateWithFlags(&poller, cudaStreamNonBlocking));
+  for (int polled = 0; polled < 2; polled++) {
+    if (polled) spin<<<1, 32, 0, poller>>>((int *)flag);
+    for (int unified = 0; unified < 2; unified++) {
+      cudaMemcpy3DParms p = {};
+      p.srcPtr = make_cudaPitchedPtr(mapped, SIDE * 4, SIDE, SIDE);
+      p.dstPtr = make_cudaPitchedPtr(shapes[1].dev, CUBE * 4, CUBE, CUBE);
+      p.extent = make_cudaExtent(SIDE * 4, SIDE, 15);
+      p.kind = unified ? cudaMemcpyDefault : cudaMemcpyHostToDevice;
+      const char *names[2][2] = {{"15 planes from mapped as host", "15 planes from mapped unified"},
+                                 {"15 planes from mapped as host polled", "15 planes from mapped unified polled"}};
+      print(names[polled][unified], 1, 15 * 16384, alone(me, reps, [&] { CHECK(cudaMemcpy3D(&p)); }));
+    }
+    if (polled) {
+      *flag = 1;
+      CHECK(cudaStreamSynchronize(poller));
+    }
   }
   fflush(stdout);
   MPI_Finalize();
