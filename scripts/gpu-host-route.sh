@@ -6,7 +6,7 @@
 # host-packing baseline and the host route's parts
 # (host_packed_typed.cu), then bench_typed as two nodes (the typed pieces
 # through the hosts), with the hosts' per-piece timings
-# (DCUDA_LOG=dcuda::laid=trace,dcuda::bounce=trace) unless NO_TRACE is set, and
+# (DCUDA_LOG=dcuda::laid=trace) unless NO_TRACE is set, and
 # bench_typed_before where the bundle has it; REPS times each, alternated. Results in $OUT/host-route.tar.xz.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -27,7 +27,7 @@ nvcc -O2 -arch=sm_90 $(mpicc --showme:compile) baselines/host_packed_typed.cu -o
 [ -z "${SKIP_CHECKS:-}" ] && RUN_LIMIT=200 run "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks
 for r in $(seq 1 "$REPS"); do
   run "host packing $r" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/host_packed_typed 200 > $res/host-packed-$r.csv"
-  trace=dcuda::laid=trace,dcuda::bounce=trace && [ -n "${NO_TRACE:-}" ] && trace=info
+  trace=dcuda::laid=trace && [ -n "${NO_TRACE:-}" ] && trace=info
   RUN_LIMIT=300 run "bench_typed, two nodes $r" bash -c "DCUDA_LOG=$trace DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out $res/nodes-$r 2> $res/nodes-$r.trace"
   [ -x bench/bench_typed_before ] && RUN_LIMIT=300 run "bench_typed_before, two nodes $r" bash -c "DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out $res/before-nodes-$r"
 done

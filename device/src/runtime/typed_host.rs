@@ -265,3 +265,25 @@ unsafe fn move_piece<T: DeviceCopy, L: Walk>(
         move_elements(block, (packed, mine, range), ends, (n, len))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::whole_units;
+    use crate::datatype::Datatype;
+
+    #[test]
+    fn pieces_hold_whole_planes_else_whole_rows() {
+        let block = Datatype::subarray_3d([512, 512, 512], [64, 64, 64], [0, 0, 0]).unwrap();
+        // A 256 KiB half less the header, in f32: 15 planes of 64 x 64.
+        assert_eq!(whole_units(&block, 65520), 15 * 4096);
+        // Less than a plane: whole rows.
+        assert_eq!(whole_units(&block, 4000), 62 * 64);
+        let column = Datatype::vector(4096, 1, 4096);
+        assert_eq!(whole_units(&column, 16368), 12288);
+        assert_eq!(whole_units(&Datatype::vector(10, 3, 5), 7), 6);
+        // A row longer than a piece, or no room at all: as much as fits.
+        assert_eq!(whole_units(&Datatype::contiguous(100_000), 1000), 1000);
+        assert_eq!(whole_units(&block, 50), 50);
+        assert_eq!(whole_units(&block, 0), 0);
+    }
+}

@@ -86,7 +86,7 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::TypeOverlap) => format!("block {b} of the {} indexed layout starts before block {} ends: a layout that is written to lists its blocks in increasing order without overlap", if a == 0 { "target" } else { "local" }, b.saturating_sub(1)),
         Some(Fault::TypeIndex) if a == u64::MAX => format!("an indexed layout's lists changed while the call moved data (written during the call): {b} element(s) fell outside their buffer and were not moved"),
         Some(Fault::TypeIndex) => format!("the indexed layout's firsts go from {b} at block {a} to {c} after it: they must start at 0 and never decrease"),
-        Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host, in pieces of the staging area ({} bytes), but one element has {b} bytes: move it untyped", 2 * dcuda_device::abi::STAGE_HALF),
+        Some(Fault::TypedThroughHost) => format!("typed transfers to rank {a} go through the host, in pieces of at most half the staging area ({} bytes), but one element has {b} bytes: move it untyped", dcuda_device::abi::STAGE_HALF),
         Some(Fault::Aborted) => format!("the rank kernel aborted the run with code {a} (values {b}, {c}, {d})"),
         Some(Fault::CollectivePending) if a == 1 => "the rank body ended with an allreduce_start not finished: give its handle to allreduce_finish".to_string(),
         Some(Fault::CollectivePending) => "an allreduce_start of this rank is pending: finish it (allreduce_finish) before any other collective, barrier or window call".to_string(),

@@ -156,7 +156,6 @@ impl World {
         let to = self.target_process(rank, t.target)?;
         let start = std::time::Instant::now();
         let mut data = staging(t.bytes as usize);
-        let taken = start.elapsed();
         self.runtime.read_device(t.local, &mut data)?;
         let read = start.elapsed();
         let data_bytes = t.bytes - LAID_HEADER as u64;
@@ -178,7 +177,7 @@ impl World {
         self.send_data(to, msg.encode())?;
         self.complete(rank);
         let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-        tracing::trace!(target: "dcuda::laid", at_us = since_start(), rank, bytes = t.bytes, take_us = us(taken), read_us = us(read), total_us = us(start.elapsed()), "piece sent");
+        tracing::trace!(target: "dcuda::laid", at_us = since_start(), rank, bytes = t.bytes, read_us = us(read), total_us = us(start.elapsed()), "piece sent");
         Ok(())
     }
 

@@ -87,24 +87,20 @@ impl GpuDevice {
     /// host copies chunk `i` out.
     pub(super) fn read_bounced(&self, addr: u64, dst: &mut [u8]) -> Result<()> {
         let b = self.take_bounce()?;
-        let stream = self.copy_stream;
-        let lens: Vec<usize> = dst.chunks(CHUNK).map(<[u8]>::len).collect();
+        let (total, n) = (dst.len(), dst.len().div_ceil(CHUNK));
         let fetch = |i: usize| {
+            let len = (total - i * CHUNK).min(CHUNK);
             let from = addr + (i * CHUNK) as u64;
             // SAFETY: a device range inside the caller's; a half holds CHUNK bytes.
             check("cuMemcpyDtoHAsync", unsafe {
-                sys::cuMemcpyDtoHAsync_v2(b.half(i) as *mut c_void, from, lens[i], stream)
+                sys::cuMemcpyDtoHAsync_v2(b.half(i) as *mut c_void, from, len, self.copy_stream)
             })
         };
-        let start = std::time::Instant::now();
-        let mut waited = std::time::Duration::ZERO;
         let done = (|| {
             fetch(0)?;
             for (i, chunk) in dst.chunks_mut(CHUNK).enumerate() {
-                let at = std::time::Instant::now();
                 self.wait_copies()?;
-                waited += at.elapsed();
-                if i + 1 < lens.len() {
+                if i + 1 < n {
                     fetch(i + 1)?;
                 }
                 // SAFETY: the half holds this chunk, fetched and waited for.
@@ -114,10 +110,7 @@ impl GpuDevice {
             }
             Ok(())
         })();
-        self.give_bounce(b);
-        let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-        tracing::trace!(target: "dcuda::bounce", bytes = dst.len(), waited_us = us(waited), total_us = us(start.elapsed()), "read");
-        done
+        self.settle(b, done)
     }
 
     /// Writes `src` to device address `addr` through a bounce (the
@@ -140,7 +133,16 @@ impl GpuDevice {
             }
             self.wait_copies()
         })();
-        self.give_bounce(b);
+        self.settle(b, done)
+    }
+
+    /// Gives `b` back once no copy of `done`'s call can still touch it:
+    /// after a failure one may be in flight, so the stream is waited for
+    /// first, and a bounce that cannot be waited for is never used again.
+    fn settle(&self, b: Bounce, done: Result<()>) -> Result<()> {
+        if done.is_ok() || self.wait_copies().is_ok() {
+            self.give_bounce(b);
+        }
         done
     }
 

@@ -65,7 +65,8 @@ impl GpuDevice {
         }
     }
 
-    /// Runs a 3D copy between device addresses in one `cuMemcpy3D` where
+    /// Runs a 3D copy between addresses the GPU reaches (device memory or
+    /// mapped pinned host memory) in one `cuMemcpy3D` where
     /// each side's planes lie a whole number of its rows apart (a
     /// sub-block's planes in a 3D array, or packed), else a 2D copy a
     /// plane; waits. The driver refuses pitches past its limit: then
@@ -83,13 +84,13 @@ impl GpuDevice {
             return copy_by_planes(self, dst, src, (width, rows, planes));
         }
         // Unified: either side may be mapped host memory (the world's scratch).
-        let device = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
+        let unified = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
         let c = sys::CUDA_MEMCPY3D {
             srcXInBytes: 0,
             srcY: 0,
             srcZ: 0,
             srcLOD: 0,
-            srcMemoryType: device,
+            srcMemoryType: unified,
             srcHost: std::ptr::null(),
             srcDevice: src.addr,
             srcArray: std::ptr::null_mut(),
@@ -100,7 +101,7 @@ impl GpuDevice {
             dstY: 0,
             dstZ: 0,
             dstLOD: 0,
-            dstMemoryType: device,
+            dstMemoryType: unified,
             dstHost: std::ptr::null_mut(),
             dstDevice: dst.addr,
             dstArray: std::ptr::null_mut(),
