@@ -244,9 +244,6 @@ impl Runtime {
     }
 }
 
-/// The pause between a finish's tries of a part that is not there yet.
-const FINISH_PAUSE_NS: u32 = 500;
-
 /// Waits for the parts of `processes` processes in the mailbox of device
 /// rank `lead` (communicator slot, parity) and reads them; `None` if the
 /// run was aborted. On one thread, out of line: each rank runs it once a
@@ -263,15 +260,7 @@ fn read_parts(
     for (p, part) in (0..processes).zip(parts.iter_mut()) {
         let tag = tag(slot, parity, SPLIT_STEP + p);
         poll(ctx, status, Call::AllreduceFinish, [tag, 1, 0], || {
-            let got = try_consume(ctx, lead, tag, 1);
-            if got.is_err() {
-                // Every rank here waits on this one word, and the rank
-                // that writes it (the last to start) is the one they all
-                // wait for: a pause between tries keeps its own accesses
-                // to the word from queueing behind theirs.
-                arch::nanosleep(FINISH_PAUSE_NS);
-            }
-            got
+            try_consume(ctx, lead, tag, 1)
         })?;
         let at = ctx.mailbox(lead, slot, parity, SPLIT_STEP + p);
         // SAFETY: the leader's mailbox; the counter's acquire ordered the
