@@ -20,9 +20,7 @@
 # jnorm (Jacobi's norm by allreduce_start/finish, --overlap, against the
 # blocking allreduce and the commit before; with the nvcc kernel), jnorm2
 # (variants packed by hand: JNORM2 names them), final (Jacobi and
-# Aliev–Panfilov against the commit before, on one and two GPUs, checked),
-# jsplit (Jacobi's norm by the split-phase allreduce against the blocking
-# one of the commit before, with world_checks).
+# Aliev–Panfilov against the commit before, on one and two GPUs, checked).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -243,32 +241,6 @@ for rep in $(seq "$REPS"); do
         # shellcheck disable=SC2086
         row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
       done
-    done
-    ;;
-  jsplit)
-    # Jacobi's norm by the split-phase allreduce by mailboxes (new) against
-    # the blocking norm (before, pack with APPS=jacobi CHECKS=1 and HEAD as
-    # the commit), with the nvcc kernel and the faster baseline at 4096²;
-    # Jacobi checked on one and two GPUs, world_checks over NVLink and as
-    # two nodes.
-    if [ "$rep" = 1 ]; then
-      nvcc_jacobi
-      for n in 1 2; do
-        timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi --nx 301 --ny 203 --iters 20 --ranks 64 --check >> "$o/checks.log" 2>&1 && echo "PASS jacobi check np $n" >> "$o/log" || echo "FAIL jacobi check np $n" >> "$o/log"
-      done
-      timeout 200 mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks >> "$o/checks.log" 2>&1 && echo "PASS world_checks np 2" >> "$o/log" || echo "FAIL world_checks np 2" >> "$o/log"
-      DCUDA_NODE=process timeout 200 mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks >> "$o/checks.log" 2>&1 && echo "PASS world_checks np 2 as nodes" >> "$o/log" || echo "FAIL world_checks np 2 as nodes" >> "$o/log"
-    fi
-    for size in 4096 16384; do
-      for t in 512 1024; do
-        row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
-      done
-      for v in jacobi jacobi_before; do
-        for n in 1 2; do
-          row "$o/jacobi.csv" "$v $size np $n" "$n" examples/$v --size $size --no-check
-        done
-      done
-      [ "$size" = 4096 ] && row "$o/jacobi.csv" "jacobi_mpi --overlap 1024 4096 np 2" 2 examples/jacobi_mpi --overlap --threads 1024 --size 4096 --no-check
     done
     ;;
   final)

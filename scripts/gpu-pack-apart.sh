@@ -5,8 +5,7 @@
 # HEAD~1, built in a worktree) as *_before and *_mpi_before, run
 # alternated with them; Jacobi and its baseline as they are now, and
 # Jacobi's nvcc kernel (baselines/) of both commits, built there.
-# With CHECKS set, world_checks of the working tree too.
-#   [APPS="jacobi"] [CHECKS=1] scripts/gpu-pack-apart.sh [COMMIT]
+#   [APPS="jacobi"] scripts/gpu-pack-apart.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DCUDA_ARCH=sm_90 DCUDA_SASS=sm_90 DCUDA_PTXAS=$PWD/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas CARGO_INCREMENTAL=0
@@ -30,10 +29,6 @@ cp apps/jacobi/baselines/jacobi_single.cu $b/baselines/
 cp "$tree/apps/jacobi/baselines/jacobi_single.cu" $b/baselines/jacobi_single_before.cu
 git worktree remove --force "$tree"
 cp target/release/jacobi target/release/jacobi_mpi $b/examples/
-if [ -n "${CHECKS:-}" ]; then
-  cargo build --release -p dcuda-tests --bin world_checks 2>&1 | tail -1
-  cp target/release/world_checks $b/examples/
-fi
 cp scripts/gpu-apart.sh $b/
 { git rev-parse --short HEAD; git rev-parse --short "$before"; } > $b/COMMIT
 strip $b/examples/*

@@ -2,7 +2,7 @@
 //! owning a band of rows.
 
 use crate::compute::{split, sweep};
-use dcuda_device::{rank, DeviceSlice, Max, PendingAllreduce, Rank, Sum};
+use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
 /// Arguments of [`jacobi`](JACOBI).
 #[repr(C)]
@@ -58,9 +58,6 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
 
     rank.barrier(world);
     let started = rank.timestamp();
-    // Iteration k's norm is combined while iteration k + 1 sweeps: its
-    // allreduce starts after k's halo puts and finishes after k + 1's.
-    let mut norm: Option<PendingAllreduce<f32, Sum>> = None;
     for k in 0..args.iters {
         let (old, new) = if k % 2 == 0 {
             (args.a, args.b)
@@ -102,14 +99,12 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
             new.slice(bottom * nx..(bottom + 1) * nx),
             tag,
         );
-        if let Some(last) = norm.take() {
-            finish_norm(rank, last, args, k - 1);
-        }
-        norm = Some(rank.allreduce_start(world, local, Sum));
+        let norm = rank.allreduce(world, local, Sum);
         rank.wait_notifications(tag, 2);
-    }
-    if let Some(last) = norm {
-        finish_norm(rank, last, args, args.iters - 1);
+        if me == 0 {
+            // SAFETY: world rank 0 alone writes the norms, uniformly.
+            unsafe { args.norms.write(k as usize, norm) };
+        }
     }
     rank.barrier(world);
     let elapsed = rank.timestamp() - started;
@@ -120,15 +115,5 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
     }
     rank.win_free(wins[0]);
     rank.win_free(wins[1]);
-}
-
-/// Finishes iteration `k`'s norm; world rank 0 writes it.
-#[inline(always)]
-fn finish_norm(rank: &mut Rank, pending: PendingAllreduce<f32, Sum>, args: &JacobiArgs, k: u32) {
-    let norm = rank.allreduce_finish(pending);
-    if rank.world().rank() == 0 {
-        // SAFETY: world rank 0 alone writes the norms, uniformly.
-        unsafe { args.norms.write(k as usize, norm) };
-    }
 }
 // ANCHOR_END: jacobi

@@ -40,18 +40,9 @@ pub(crate) struct Leaders {
     pub parity: u32,
 }
 
-/// The first mailbox step of the split-phase allreduce's words, one a
-/// process (`split_phase.rs`): above every step that the exchanges here
-/// take between as many processes (recursive doubling over at most
-/// `SPLIT_SOURCES` leaders takes steps `0..=3`).
-pub(super) const SPLIT_STEP: u32 = (MAILBOX_STEPS / 2) as u32;
-/// The most processes whose leaders the split-phase allreduce's words
-/// reach this way.
-pub(super) const SPLIT_SOURCES: u32 = MAILBOX_STEPS as u32 - SPLIT_STEP;
-
 /// The tag of `step` of `parity` of communicator slot `slot`.
 #[inline(always)]
-pub(super) fn tag(slot: u32, parity: u32, step: u32) -> u32 {
+fn tag(slot: u32, parity: u32, step: u32) -> u32 {
     COLLECTIVE_TAGS + (slot * 2 + parity) * MAILBOX_STEPS as u32 + step
 }
 
@@ -100,18 +91,6 @@ impl Leader<'_> {
             arch::add(counter, 1, Ordering::Release, scope);
         }
         Some(())
-    }
-
-    /// Sends `word` to step `SPLIT_STEP` + this process's index of every
-    /// other leader (a split-phase allreduce's part).
-    #[inline(always)]
-    fn send_to_others(&mut self, word: u64) -> bool {
-        for to in 0..self.processes {
-            if to != self.me && self.send(to, SPLIT_STEP + self.me, word).is_none() {
-                return false;
-            }
-        }
-        true
     }
 
     /// Waits for step `step`'s word from another leader and returns it.
@@ -176,45 +155,6 @@ impl Leader<'_> {
 }
 
 impl Runtime {
-    /// Writes `word`, this process's part of a split-phase allreduce over
-    /// `comm` (of records parity `parity`), into the mailbox of `comm`'s
-    /// leader on every process, at step `SPLIT_STEP` + this process's
-    /// index, and notifies each: on the first thread of any rank of `comm`
-    /// here, not only its leader. The others' first, then `before_own`,
-    /// then this process's own leader, so that whatever `before_own` does
-    /// precedes every finish here. False if the run was aborted.
-    #[inline(always)]
-    pub(super) fn split_send(
-        &mut self,
-        block: &mut Block,
-        (comm, call, parity): (Comm, Call, u32),
-        word: u64,
-        before_own: impl FnOnce(),
-    ) -> bool {
-        let first_send = self.host.first_send();
-        let (me, dev) = (self.rep_index(comm), block.id());
-        let rt = &*self;
-        let sent = block.single(|_| {
-            let mut leader = Leader {
-                rt,
-                // The shared copy, not a copy on the stack: the leader's
-                // address goes out of line.
-                ctx: rt.ctx(),
-                comm,
-                dev,
-                me,
-                processes: comm.rec.reps,
-                parity,
-                call,
-                first_send,
-            };
-            let sent = leader.send_to_others(word);
-            before_own();
-            (sent && leader.send(me, SPLIT_STEP + me, word).is_some()) as u32
-        });
-        sent != 0
-    }
-
     /// Runs `exchange` on the first thread of `comm`'s leader here (its
     /// lowest rank on this device, whose every thread calls this) and gives
     /// its word to every thread.
@@ -227,21 +167,20 @@ impl Runtime {
         exchange: impl FnOnce(&mut Leader) -> Option<u64>,
     ) -> u64 {
         self.check_none_pending(block, call);
+        let ctx = *self.ctx();
         let parity = (self.leaders.parity >> comm.slot) & 1;
         self.leaders.parity ^= 1 << comm.slot;
         let setup = self.counters.first_use();
         let first_send = self.host.first_send();
         let me = self.rep_index(comm);
         let rt = &*self;
-        // The shared copy of the context, not one on the stack.
-        let ctx = rt.ctx();
         let word = block.single(|_| {
             if setup {
                 init_consumed(ctx.notification_start);
             }
             let mut leader = Leader {
                 rt,
-                ctx,
+                ctx: &ctx,
                 comm,
                 dev: comm.rec.lead,
                 me,

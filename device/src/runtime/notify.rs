@@ -38,13 +38,6 @@ pub(super) fn init_consumed(start: u32) {
     }
 }
 
-/// How many notifications of `tag` this rank has consumed, counted from
-/// the start value (leader thread, after [`init_consumed`]).
-#[inline(always)]
-pub(super) fn consumed(tag: u32) -> u32 {
-    DCUDA_CONSUMED.get(tag as usize)
-}
-
 /// The scope of a signal the rank sends itself on `route`; `None` when the
 /// host delivers it or NVSHMEM does (`symmetric.rs`).
 #[inline(always)]

@@ -1,27 +1,11 @@
 //! The split-phase allreduce (`MPI_Iallreduce`, then `MPI_Wait`): the
 //! start writes the rank's value into its record and arrives at its
 //! communicator's barrier on this device without waiting; the finish
-//! waits. Whatever a rank does between the two hides the meeting and the
-//! exchange between GPUs.
-//!
-//! **By mailboxes** (the world's and the device's communicators over at
-//! most [`SPLIT_SOURCES`] processes): the last rank here to arrive
-//! combines the records, sends the device's part to the mailbox of every
-//! process's leader (this one's too: step `SPLIT_STEP` + the process's
-//! index) and resets the barrier word, all inside its start. At the finish
-//! every rank reads the parts from its leader's mailbox once the leader's
-//! counters show them, without consuming them for anyone else (each rank
-//! counts what it has read in its own consumed counters), and combines
-//! them in the order of the leaders' recursive doubling: the blocking
-//! allreduce's bits. No rank waits for any one rank's work after its
-//! start, only for the last start of each process. The counts are per
-//! communicator slot; the world's and the device's slots are never used
-//! by another communicator, so every rank's count matches its leader's.
-//!
-//! **Through the lead** (split communicators, and more processes): the
-//! lead (the communicator's lowest rank here) arrives last, at its finish:
-//! it waits for the others' arrivals, combines, exchanges with the other
-//! processes' leads and only then flips the barrier.
+//! waits. The lead (the communicator's lowest rank here) arrives last, at
+//! its finish: it waits for the others' arrivals, combines the records
+//! here, exchanges with the other processes' leads and only then flips
+//! the barrier, so whatever a rank does between start and finish hides the
+//! meeting and the exchange between GPUs.
 //!
 //! A pending allreduce holds the records' parity and the barrier word of
 //! its communicator, which every other collective, barrier and window call
@@ -29,13 +13,10 @@
 //! (an error naming the call), and a rank body may not end with one.
 
 use super::collective::{record, word};
-use super::comm::{Comm, CommKind};
-use super::leaders::{tag, SPLIT_SOURCES, SPLIT_STEP};
-use super::notify::{consumed, init_consumed, try_consume};
+use super::comm::Comm;
 use super::sync::{COUNT, FLIP};
-use super::wait::{abort_exit, poll};
 use super::Runtime;
-use crate::abi::{Call, Fault, RankContext, WaitStatus};
+use crate::abi::{Call, Fault};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::{Block, ReduceOp, Reducible};
 
@@ -49,22 +30,13 @@ pub(crate) struct SplitPhase {
 #[derive(Clone, Copy)]
 pub(crate) struct Started {
     comm: Comm,
-    /// Through the lead: the records of its parity; null for a rank alone
-    /// on its device in a communicator that spans processes (it only
-    /// exchanges). By mailboxes: null.
+    /// The records of its parity; null for a rank alone on its device in
+    /// a communicator that spans processes (it only exchanges).
     slots: *mut u64,
-    /// Through the lead: the barrier's phase at this rank's arrival
-    /// (non-leads). By mailboxes: the mailboxes' parity.
+    /// The barrier's phase at this rank's arrival (non-leads).
     phase: u32,
     /// This rank's value.
     value: u64,
-}
-
-/// Whether `comm`'s split-phase allreduce goes by mailboxes: the same on
-/// every rank of `comm`.
-#[inline(always)]
-fn by_mailboxes(comm: Comm) -> bool {
-    comm.kind != CommKind::Split && comm.rec.reps <= SPLIT_SOURCES
 }
 
 impl Runtime {
@@ -87,93 +59,38 @@ impl Runtime {
         self.fail(block, call, Fault::CollectivePending, [0; 4])
     }
 
-    /// Starts an allreduce of `value` with `op` over `comm`: writes it and
-    /// arrives, without waiting for any other rank.
+    /// Starts an allreduce of `value` over `comm`: writes it and arrives,
+    /// without waiting for any other rank.
     #[inline(always)]
-    pub fn allreduce_start<T: Reducible, O: ReduceOp<T>>(
+    pub fn allreduce_start<T: Reducible>(
         &mut self,
         block: &mut Block,
         comm: Comm,
         value: T,
-        op: O,
     ) -> Started {
         let call = Call::AllreduceStart;
         self.check_none_pending(block, call);
-        let started = if by_mailboxes(comm) {
-            self.start_by_mailboxes(block, comm, value, op)
-        } else {
-            self.start_through_lead(block, comm, value.to_word())
-        };
-        self.split_phase.pending = true;
-        started
-    }
-
-    /// [`allreduce_start`](Self::allreduce_start) by mailboxes: the last
-    /// rank here to arrive combines and sends.
-    #[inline(always)]
-    fn start_by_mailboxes<T: Reducible, O: ReduceOp<T>>(
-        &mut self,
-        block: &mut Block,
-        comm: Comm,
-        value: T,
-        op: O,
-    ) -> Started {
-        let call = Call::AllreduceStart;
-        let parity = self.mailbox_parity(block, comm);
-        let started = Started {
+        let value = value.to_word();
+        let mut started = Started {
             comm,
             slots: core::ptr::null_mut(),
-            phase: parity,
-            value: value.to_word(),
+            phase: 0,
+            value,
         };
-        let part = if self.alone_here(block, comm, call) {
-            value
-        } else {
-            let slots = self.write_record(block, comm, call, [value.to_word(), 0, 0]);
-            let ((bar, ranks), _) = self.barrier_word(block, comm);
-            // The record's store and this add are the leader thread's: the
-            // release orders them, and the last arrival's acquire sees
-            // every record.
-            // SAFETY: the barrier word lives for the whole run.
-            let arrived =
-                block.single(|_| unsafe { arch::fetch_add(bar, 1, Ordering::AcqRel, Scope::Gpu) });
-            if arrived & COUNT != ranks - 1 {
-                return started;
+        if !self.alone_here(block, comm, call) {
+            started.slots = self.write_record(block, comm, call, [value, 0, 0]);
+            let ((bar, ranks), lead) = self.barrier_word(block, comm);
+            if !lead && ranks > 1 {
+                // The record's store and this add are the leader thread's:
+                // the release orders them.
+                // SAFETY: the barrier word lives for the whole run.
+                started.phase = block.single(|_| unsafe {
+                    arch::fetch_add(bar, 1, Ordering::AcqRel, Scope::Gpu) & FLIP
+                });
             }
-            let part = self.fold_here(block, comm, slots, op);
-            // Every thread has read the records before the word is reset.
-            block.sync();
-            let reset = move || {
-                // SAFETY: as above. Back to no arrivals, the phase flipped,
-                // as after a counted barrier.
-                unsafe { arch::add(bar, FLIP - ranks, Ordering::Release, Scope::Gpu) };
-            };
-            let sent = self.split_send(block, (comm, call, parity), part.to_word(), reset);
-            if !sent {
-                abort_exit()
-            }
-            return started;
-        };
-        if !self.split_send(block, (comm, call, parity), part.to_word(), || ()) {
-            abort_exit()
         }
+        self.split_phase.pending = true;
         started
-    }
-
-    /// The parity of `comm`'s next split-phase mailboxes, from this rank's
-    /// consumed counts of them: each finish consumes one of each process's
-    /// words of its parity, and the parities alternate.
-    #[inline(always)]
-    fn mailbox_parity(&mut self, block: &mut Block, comm: Comm) -> u32 {
-        let setup = self.counters.first_use();
-        let start = self.ctx().notification_start;
-        let at = |parity| tag(comm.slot, parity, SPLIT_STEP);
-        block.single(|_| {
-            if setup {
-                init_consumed(start);
-            }
-            (consumed(at(0)) != consumed(at(1))) as u32
-        })
     }
 
     /// Finishes the allreduce `s` with `op`: the result, the same bits on
@@ -185,48 +102,53 @@ impl Runtime {
         s: Started,
         op: O,
     ) -> T {
+        let call = Call::AllreduceFinish;
         self.split_phase.pending = false;
-        if by_mailboxes(s.comm) {
-            return self.finish_by_mailboxes::<T, O>(block, s);
-        }
+        let comm = s.comm;
         if s.slots.is_null() {
-            // Alone here: the leaders' exchange only. Called from here, not
-            // from inside the lead's finish, so that the two out-of-line
-            // frames do not stack.
-            let value = T::from_word(s.value);
-            return self.alone_allreduce::<T, O>(block, s.comm, Call::AllreduceFinish, value);
+            return self.alone_allreduce::<T, O>(block, comm, call, T::from_word(s.value));
         }
-        self.finish_through_lead::<T, O>(block, s, op)
+        let ((bar, ranks), lead) = self.barrier_word(block, comm);
+        let lead_rank = comm.rec.lead as usize;
+        if !lead {
+            self.wait_until(block, call, [ranks, 0, 0], || {
+                // SAFETY: the barrier word lives for the whole run.
+                let now = unsafe { arch::load_acquire(bar, Scope::Gpu) };
+                if now & FLIP != s.phase {
+                    Ok(0)
+                } else {
+                    Err(now & COUNT)
+                }
+            });
+            return T::from_word(word(s.slots, lead_rank, 3));
+        }
+        self.finish_as_lead::<T, O>(block, s, (bar, ranks), op)
     }
 
-    /// [`allreduce_finish`](Self::allreduce_finish) by mailboxes: every
-    /// process's part, read from this process's leader's mailbox, combined
-    /// as the leaders' recursive doubling combines them.
+    /// The lead's part of [`allreduce_finish`](Self::allreduce_finish): it
+    /// waits for the others' arrivals, combines, exchanges between
+    /// processes and lets the others go.
     #[inline(always)]
-    fn finish_by_mailboxes<T: Reducible, O: ReduceOp<T>>(
+    fn finish_as_lead<T: Reducible, O: ReduceOp<T>>(
         &mut self,
         block: &mut Block,
         s: Started,
+        (bar, ranks): (*mut u32, u32),
+        op: O,
     ) -> T {
-        let (comm, parity) = (s.comm, s.phase);
-        let (lead, status) = (comm.rec.lead, self.ctx().status(block.id()));
-        let processes = comm.rec.reps;
-        let at = (lead, comm.slot, parity);
-        let ctx = self.ctx();
-        let word = block.single(|_| match read_parts(ctx, status, at, processes) {
-            Some(words) => {
-                let parts = words.map(T::from_word);
-                doubling_order::<T, O>(parts, processes).to_word()
-            }
-            None => u64::MAX,
-        });
-        // All ones: the wait gave up (the abort flag stays raised), or a
-        // result of all ones; only then is the flag loaded.
-        // SAFETY: the flag lives for the run.
-        if word == u64::MAX && unsafe { arch::load_relaxed(ctx.abort(), Scope::Gpu) } != 0 {
-            abort_exit()
-        }
-        T::from_word(word)
+        let (call, comm) = (Call::AllreduceFinish, s.comm);
+        self.await_arrivals(block, call, (bar, ranks));
+        let here = self.fold_here(block, comm, s.slots, op);
+        let result = if self.spans_processes(comm) {
+            self.leaders_allreduce::<T, O>(block, comm, call, here)
+        } else {
+            here
+        };
+        let at = record(s.slots, comm.rec.lead as usize).wrapping_add(3);
+        // SAFETY: the lead's own record; the release publishes it.
+        block.leader(|_| unsafe { arch::store_relaxed(at, result.to_word(), Scope::Gpu) });
+        self.release_others(block, (bar, ranks));
+        result
     }
 
     /// Fails if the rank body ended with an allreduce pending.
@@ -243,47 +165,3 @@ impl Runtime {
         }
     }
 }
-
-/// Waits for the parts of `processes` processes in the mailbox of device
-/// rank `lead` (communicator slot, parity) and reads them; `None` if the
-/// run was aborted. On one thread, out of line: each rank runs it once a
-/// call, and inlined its waits took Jacobi's rank kernel's stack frame far
-/// past its budget.
-#[inline(never)]
-fn read_parts(
-    ctx: &RankContext,
-    status: *mut WaitStatus,
-    (lead, slot, parity): (u32, u32, u32),
-    processes: u32,
-) -> Option<[u64; SPLIT_SOURCES as usize]> {
-    let mut parts = [0; SPLIT_SOURCES as usize];
-    for (p, part) in (0..processes).zip(parts.iter_mut()) {
-        let tag = tag(slot, parity, SPLIT_STEP + p);
-        poll(ctx, status, Call::AllreduceFinish, [tag, 1, 0], || {
-            try_consume(ctx, lead, tag, 1)
-        })?;
-        let at = ctx.mailbox(lead, slot, parity, SPLIT_STEP + p);
-        // SAFETY: the leader's mailbox; the counter's acquire ordered the
-        // sender's store (or the host's copy) before this load.
-        *part = unsafe { arch::load_relaxed(at, Scope::System) };
-    }
-    Some(parts)
-}
-
-/// The first `n` of `parts` (at most four) combined in the order of the
-/// leaders' recursive doubling (`leaders.rs`): the processes beyond the
-/// largest power of two folded into the first ones, then pairs, lower
-/// first. The blocking allreduce's bits.
-#[inline(always)]
-fn doubling_order<T: Reducible, O: ReduceOp<T>>(parts: [T; 4], n: u32) -> T {
-    let [a, b, c, d] = parts;
-    match n {
-        0 | 1 => a,
-        2 => O::combine(a, b),
-        3 => O::combine(O::combine(a, c), b),
-        _ => O::combine(O::combine(a, b), O::combine(c, d)),
-    }
-}
-
-#[path = "split_phase_lead.rs"]
-mod through_lead;
