@@ -117,10 +117,9 @@ fn copy(
     });
 }
 
-/// Sends the shape to world rank `peer` in way `MODE`; `notified` the
-/// last of a stream (or a ping-pong's one).
-#[inline(always)]
-fn transfer<const MODE: u32>(
+/// Sends the shape to world rank `peer` in `args.mode`'s way; `notified`
+/// the last of a stream (or a ping-pong's one).
+fn transfer(
     rank: &mut Rank,
     args: &TypedBenchArgs,
     wins: (Window<f32>, Window<f32>),
@@ -128,7 +127,7 @@ fn transfer<const MODE: u32>(
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
 ) {
     let t = datatype(args.shape, args.n);
-    match (MODE, notified) {
+    match (args.mode, notified) {
         (0, true) => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
         (0, false) => rank.put_typed(wins.0, peer, (0, t), (local.0, t)),
         (1, _) => {
@@ -149,7 +148,7 @@ fn transfer<const MODE: u32>(
         }
         (4 | 5, _) => {
             let all = Datatype::contiguous(local.1.len() as u32);
-            let (win, there, here) = if MODE == 4 {
+            let (win, there, here) = if args.mode == 4 {
                 (wins.1, all, (local.0, t))
             } else {
                 (wins.0, t, (local.1, all))
@@ -167,14 +166,9 @@ fn transfer<const MODE: u32>(
 
 /// Waits for the shape from the peer (and unpacks it in mode 1, once for
 /// each transfer of a stream).
-#[inline(always)]
-fn arrive<const MODE: u32>(
-    rank: &mut Rank,
-    args: &TypedBenchArgs,
-    local: (DeviceSlice<f32>, DeviceSlice<f32>),
-) {
+fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, DeviceSlice<f32>)) {
     rank.wait_notifications(DATA, 1);
-    if MODE == 1 {
+    if args.mode == 1 {
         for _ in 0..args.window.max(1) {
             copy(rank, args, local, false);
         }
@@ -184,8 +178,7 @@ fn arrive<const MODE: u32>(
 /// One round trip of world rank `me` with `peer`: a ping-pong, or a
 /// stream of `args.window` transfers from world rank 0 answered with a
 /// notification.
-#[inline(always)]
-fn round_trip<const MODE: u32>(
+fn round_trip(
     rank: &mut Rank,
     args: &TypedBenchArgs,
     wins: (Window<f32>, Window<f32>),
@@ -195,49 +188,20 @@ fn round_trip<const MODE: u32>(
     let world = rank.world();
     if args.window <= 1 {
         if me == 0 {
-            transfer::<MODE>(rank, args, wins, (peer, true), local);
-            arrive::<MODE>(rank, args, local);
+            transfer(rank, args, wins, (peer, true), local);
+            arrive(rank, args, local);
         } else {
-            arrive::<MODE>(rank, args, local);
-            transfer::<MODE>(rank, args, wins, (peer, true), local);
+            arrive(rank, args, local);
+            transfer(rank, args, wins, (peer, true), local);
         }
     } else if me == 0 {
         for w in 0..args.window {
-            transfer::<MODE>(rank, args, wins, (peer, w + 1 == args.window), local);
+            transfer(rank, args, wins, (peer, w + 1 == args.window), local);
         }
         rank.wait_notifications(ACK, 1);
     } else {
-        arrive::<MODE>(rank, args, local);
+        arrive(rank, args, local);
         rank.notify(world, peer, ACK);
-    }
-}
-
-/// The timed batches of way `MODE`, between world ranks `me` and `peer`.
-/// A function of its own for each way, out of line: as one function
-/// holding all six ways (a call a transfer), the typed way shared its
-/// registers with the others and spilled (396 bytes stored, 1420 loaded,
-/// ptxas at sm_90), which a program using one way does not.
-#[inline(never)]
-fn batches<const MODE: u32>(
-    rank: &mut Rank,
-    args: &TypedBenchArgs,
-    wins: (Window<f32>, Window<f32>),
-    (me, peer): (u32, u32),
-    local: (DeviceSlice<f32>, DeviceSlice<f32>),
-) {
-    for b in 0..=args.batches {
-        let t0 = rank.timestamp();
-        for _ in 0..args.iters {
-            round_trip::<MODE>(rank, args, wins, (me, peer), local);
-        }
-        let t1 = rank.timestamp();
-        if me == 0 && b > 0 {
-            rank.single(|_| {
-                // SAFETY: one element per batch, written by one thread.
-                unsafe { args.out.write(b as usize - 1, t1 - t0) };
-                0u32
-            });
-        }
     }
 }
 
@@ -262,15 +226,20 @@ pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
         rank.win_create(world, staging),
     );
     if last > 0 && (me == 0 || me == last) {
-        let ends = (me, last - me);
-        let local = (array, staging);
-        match args.mode {
-            0 => batches::<0>(rank, args, wins, ends, local),
-            1 => batches::<1>(rank, args, wins, ends, local),
-            2 => batches::<2>(rank, args, wins, ends, local),
-            3 => batches::<3>(rank, args, wins, ends, local),
-            4 => batches::<4>(rank, args, wins, ends, local),
-            _ => batches::<5>(rank, args, wins, ends, local),
+        let peer = last - me;
+        for b in 0..=args.batches {
+            let t0 = rank.timestamp();
+            for _ in 0..args.iters {
+                round_trip(rank, args, wins, (me, peer), (array, staging));
+            }
+            let t1 = rank.timestamp();
+            if me == 0 && b > 0 {
+                rank.single(|_| {
+                    // SAFETY: one element per batch, written by one thread.
+                    unsafe { args.out.write(b as usize - 1, t1 - t0) };
+                    0u32
+                });
+            }
         }
     }
     rank.barrier(world);
