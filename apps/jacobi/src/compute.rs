@@ -66,7 +66,7 @@ pub unsafe fn sweep_points(
     // The rows of column `c` whose point lies in the range.
     let rows = move |c: usize| ((points.0 - c).div_ceil(nx), (points.1 - c).div_ceil(nx));
     let aligned = (old.as_ptr() as usize | new.as_ptr() as usize).is_multiple_of(16);
-    if nx.is_multiple_of(4) && aligned && points.0.is_multiple_of(4) && points.1.is_multiple_of(4) {
+    if nx.is_multiple_of(4) && aligned && points.0 % 4 == 0 && points.1 % 4 == 0 {
         return sweep_by4(old, new, nx, rows, (thread, threads));
     }
     let (a, b) = (old.as_ptr(), new.as_mut_ptr());
