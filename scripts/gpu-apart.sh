@@ -20,9 +20,7 @@
 # jnorm (Jacobi's norm by allreduce_start/finish, --overlap, against the
 # blocking allreduce and the commit before; with the nvcc kernel), jnorm2
 # (variants packed by hand: JNORM2 names them), final (Jacobi and
-# Aliev–Panfilov against the commit before, on one and two GPUs, checked),
-# jpoints (Jacobi's ranks splitting points instead of rows, against the
-# commit before).
+# Aliev–Panfilov against the commit before, on one and two GPUs, checked).
 # REPS (3) runs each.
 # CSV rows (every run's --csv row, named) in $OUT/apart-SECTION.tar.xz.
 set -uo pipefail
@@ -243,32 +241,6 @@ for rep in $(seq "$REPS"); do
         # shellcheck disable=SC2086
         row "$o/jacobi.csv" "$v $size np 2" 2 examples/$v --size $size --no-check
       done
-    done
-    ;;
-  jpoints)
-    # Jacobi's ranks splitting their process's points instead of its rows
-    # (new) against the split by rows (before: pack with APPS=jacobi and
-    # the commit before), with the nvcc kernel and the faster baseline at
-    # 4096²; Jacobi checked on one and two GPUs first.
-    if [ "$rep" = 1 ]; then
-      nvcc_jacobi
-      for n in 1 2; do
-        for size in "--nx 301 --ny 203" "--nx 400 --ny 203"; do
-          # shellcheck disable=SC2086
-          timeout 60 mpirun --allow-run-as-root --bind-to none -np $n examples/jacobi $size --iters 20 --ranks 64 --check >> "$o/checks.log" 2>&1 && echo "PASS jacobi $size check np $n" >> "$o/log" || echo "FAIL jacobi $size check np $n" >> "$o/log"
-        done
-      done
-    fi
-    for size in 4096 16384; do
-      for t in 512 1024; do
-        row "$o/jacobi.csv" "jacobi_single $t $size np 1" 1 /tmp/jacobi_single --size $size --threads $t
-      done
-      for v in jacobi jacobi_before; do
-        for n in 1 2; do
-          row "$o/jacobi.csv" "$v $size np $n" "$n" examples/$v --size $size --no-check
-        done
-      done
-      [ "$size" = 4096 ] && row "$o/jacobi.csv" "jacobi_mpi --overlap 1024 4096 np 2" 2 examples/jacobi_mpi --overlap --threads 1024 --size 4096 --no-check
     done
     ;;
   final)

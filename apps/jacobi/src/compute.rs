@@ -33,40 +33,15 @@ pub unsafe fn sweep(
     new: DeviceSlice<f32>,
     nx: usize,
     rows: (usize, usize),
-    thread: (usize, usize),
-) -> f32 {
-    sweep_points(old, new, nx, (rows.0 * nx, rows.1 * nx), thread)
-}
-// ANCHOR_END: sweep
-
-/// [`sweep`] of the points `points.0..points.1` of the arrays (row-major
-/// indices), which may begin and end inside a row: column `c` is updated
-/// in the rows whose point in that column lies in the range. So ranks can
-/// split a band by points rather than rows, every rank the same share.
-///
-/// # Safety
-/// As [`sweep`], for the rows the range touches and the rows around them;
-/// with four columns at a time, both ends multiples of 4.
-#[inline(always)]
-pub unsafe fn sweep_points(
-    old: DeviceSlice<f32>,
-    new: DeviceSlice<f32>,
-    nx: usize,
-    points: (usize, usize),
     (thread, threads): (usize, usize),
 ) -> f32 {
-    // One check up front; the loops below stay within it.
+    // One check up front; the loop below stays within it.
     assert!(
-        points.0 >= nx
-            && points.0 <= points.1
-            && points.1 + nx <= old.len()
-            && new.len() == old.len(),
-        "sweep: points outside the arrays"
+        rows.0 >= 1 && rows.0 <= rows.1 && (rows.1 + 1) * nx <= old.len() && new.len() == old.len(),
+        "sweep: rows outside the arrays"
     );
-    // The rows of column `c` whose point lies in the range.
-    let rows = move |c: usize| ((points.0 - c).div_ceil(nx), (points.1 - c).div_ceil(nx));
     let aligned = (old.as_ptr() as usize | new.as_ptr() as usize).is_multiple_of(16);
-    if nx.is_multiple_of(4) && aligned && points.0 % 4 == 0 && points.1 % 4 == 0 {
+    if nx.is_multiple_of(4) && aligned {
         return sweep_by4(old, new, nx, rows, (thread, threads));
     }
     let (a, b) = (old.as_ptr(), new.as_mut_ptr());
@@ -77,17 +52,12 @@ pub unsafe fn sweep_points(
     let mut norm = 0.0f32;
     let mut ix = 1 + thread;
     while ix + 1 < nx {
-        let (first, end) = rows(ix);
-        if first >= end {
-            ix += threads;
-            continue;
-        }
-        let mut i = (first - 1) * nx + ix;
+        let mut i = (rows.0 - 1) * nx + ix;
         let mut north = *a.add(i);
         i += nx;
         let mut here = *a.add(i);
-        let mut row = first;
-        while row + 4 <= end {
+        let mut row = rows.0;
+        while row + 4 <= rows.1 {
             let (s0, s1, s2, s3) = (
                 *a.add(i + nx),
                 *a.add(i + 2 * nx),
@@ -109,7 +79,7 @@ pub unsafe fn sweep_points(
             i += 4 * nx;
             row += 4;
         }
-        while row < end {
+        while row < rows.1 {
             let south = *a.add(i + nx);
             let value = point(i, south, north);
             *b.add(i) = value;
@@ -123,6 +93,7 @@ pub unsafe fn sweep_points(
     }
     norm
 }
+// ANCHOR_END: sweep
 
 /// Four `f32`s that load and store as one 16-byte access.
 #[repr(C, align(16))]
@@ -137,8 +108,6 @@ struct Four([f32; 4]);
 /// groups', mostly from cache). The grid's boundary columns (the first
 /// group's first, the last group's last) are written back unchanged.
 ///
-/// `rows(c)`: the rows of the group whose first column is `c`.
-///
 /// # Safety
 /// As [`sweep`], and `nx % 4 == 0` with both arrays 16-byte aligned.
 #[inline(always)]
@@ -146,7 +115,7 @@ unsafe fn sweep_by4(
     old: DeviceSlice<f32>,
     new: DeviceSlice<f32>,
     nx: usize,
-    rows: impl Fn(usize) -> (usize, usize),
+    rows: (usize, usize),
     (thread, threads): (usize, usize),
 ) -> f32 {
     let (a, b) = (old.as_ptr(), new.as_mut_ptr());
@@ -182,17 +151,12 @@ unsafe fn sweep_by4(
     let mut g = thread;
     while 4 * g < nx {
         let edges = (g == 0, 4 * g + 4 == nx);
-        let (first, end) = rows(4 * g);
-        if first >= end {
-            g += threads;
-            continue;
-        }
-        let mut i = (first - 1) * nx + 4 * g;
+        let mut i = (rows.0 - 1) * nx + 4 * g;
         let mut north = load(i);
         i += nx;
         let mut here = load(i);
-        let mut r = first;
-        while r + 4 <= end {
+        let mut r = rows.0;
+        while r + 4 <= rows.1 {
             // Every load of the four rows before any store: the stores
             // could alias them, so the compiler would not move them up.
             let (s0, s1, s2, s3) = (
@@ -210,7 +174,7 @@ unsafe fn sweep_by4(
             i += 4 * nx;
             r += 4;
         }
-        while r < end {
+        while r < rows.1 {
             let south = load(i + nx);
             row(i, edges, [here, north, south], sides(i));
             (north, here) = (here, south);

@@ -1,7 +1,7 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
 //! owning a band of rows.
 
-use crate::compute::{split, sweep_points};
+use crate::compute::{split, sweep};
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
 
 /// Arguments of [`jacobi`](JACOBI).
@@ -36,33 +36,25 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
     let world = rank.world();
     let (me, n) = (world.rank(), world.size());
     let nx = args.nx as usize;
-    let (local, count) = (rank.device().rank(), rank.device().size());
-    // The process's rows are its ranks' rows of the world's even split by
-    // rows (as the host lays the band out); the world's ranks of one
-    // process are consecutive.
-    let first = me - local;
-    let band = (
-        split(args.rows, n, first).0,
-        split(args.rows, n, first + count - 1).1,
-    );
+    // The process's rows start at its first rank's; the world's ranks of
+    // one process are consecutive.
+    let first = me - rank.device().rank();
+    let base = split(args.rows, n, first).0;
+    let (start, end) = split(args.rows, n, me);
     let (above, below) = ((me + n - 1) % n, (me + 1) % n);
-    // Within the process the ranks split its points, not its rows: rows
-    // cannot split evenly (8191 rows of 132 ranks left seven with 63 rows
-    // against 62, and every iteration waited for them). The band's row 0
-    // is the halo row above it.
-    let (start, end) = band_points(band, nx, (local, count));
+    let rows_above = split(args.rows, n, above);
+    let rows_above = (rows_above.1 - rows_above.0) as usize;
 
-    // Each rank's two halos are windows of a row each: the row before its
-    // first point and the row after its last. Neighbours of one process
-    // overlap: a halo is the neighbour's points, and a put there copies
-    // nothing; it only notifies.
-    let halos =
-        |array: DeviceSlice<f32>| (array.slice(start - nx..start), array.slice(end..end + nx));
-    let (ha, hb) = (halos(args.a), halos(args.b));
+    // Each rank's window is its rows and its two halo rows. Neighbours of
+    // one process overlap: a halo is the neighbour's row, and a put there
+    // copies nothing; it only notifies.
+    let (lo, hi) = ((start - base) as usize, (end - base) as usize);
+    let window = |array: DeviceSlice<f32>| array.slice(lo * nx..(hi + 2) * nx);
     let wins = [
-        (rank.win_create(world, ha.0), rank.win_create(world, ha.1)),
-        (rank.win_create(world, hb.0), rank.win_create(world, hb.1)),
+        rank.win_create(world, window(args.a)),
+        rank.win_create(world, window(args.b)),
     ];
+    let (top, bottom) = (lo + 1, hi); // the rank's first and last row
 
     rank.barrier(world);
     let started = rank.timestamp();
@@ -73,25 +65,41 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
             (args.b, args.a)
         };
         let threads = rank.threads_per_rank() as usize;
-        let mine = rank.trace("compute", |rank| {
-            // SAFETY: the rank writes only its points of `new` and reads
-            // only its points and a row either side of them in `old`, which
-            // no one writes during the sweep: the neighbours' puts into
-            // them came before the wait.
+        let local = rank.trace("compute", |rank| {
+            // SAFETY: the rank writes only its rows of `new` and reads only
+            // its rows and halos of `old`, which no one writes during the
+            // sweep: the neighbours' puts into them came before the wait.
             rank.reduce(
                 |t| unsafe {
-                    sweep_points(old, new, nx, (start, end), (t.index() as usize, threads))
+                    sweep(
+                        old,
+                        new,
+                        nx,
+                        (top, bottom + 1),
+                        (t.index() as usize, threads),
+                    )
                 },
                 Sum,
             )
         });
-        // The first row's worth of points goes to the bottom halo of the
-        // rank above, the last to the top halo of the rank below; the tag
-        // tells iterations apart.
-        let ((top, bottom), tag) = (wins[(k as usize + 1) % 2], k % 2);
-        rank.put_notify(bottom, above, 0, new.slice(start..start + nx), tag);
-        rank.put_notify(top, below, 0, new.slice(end - nx..end), tag);
-        let norm = rank.allreduce(world, mine, Sum);
+        // The first row goes to the bottom halo of the rank above, the last
+        // to the top halo of the rank below; the tag tells iterations apart.
+        let (win, tag) = (wins[(k as usize + 1) % 2], k % 2);
+        rank.put_notify(
+            win,
+            above,
+            (rows_above + 1) * nx,
+            new.slice(top * nx..(top + 1) * nx),
+            tag,
+        );
+        rank.put_notify(
+            win,
+            below,
+            0,
+            new.slice(bottom * nx..(bottom + 1) * nx),
+            tag,
+        );
+        let norm = rank.allreduce(world, local, Sum);
         rank.wait_notifications(tag, 2);
         if me == 0 {
             // SAFETY: world rank 0 alone writes the norms, uniformly.
@@ -105,22 +113,7 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         // SAFETY: as above.
         unsafe { args.elapsed.write(0, longest) };
     }
-    for (top, bottom) in wins {
-        rank.win_free(top);
-        rank.win_free(bottom);
-    }
-}
-
-/// The points `start..end` (indices into the band's array, whose row 0 is
-/// the halo above the band's rows `band.0..band.1`) that rank `local` of
-/// `count` sweeps: an even split of the band's points, in whole groups of
-/// four where rows are (so that every rank's sweep takes 16-byte units),
-/// each share at least a row long.
-#[inline(always)]
-pub fn band_points(band: (u32, u32), nx: usize, (local, count): (u32, u32)) -> (usize, usize) {
-    let unit = if nx.is_multiple_of(4) { 4 } else { 1 };
-    let units = (band.1 - band.0) as u64 * (nx / unit) as u64;
-    let at = |i: u32| (i as u64 * units / count as u64) as usize * unit + nx;
-    (at(local), at(local + 1))
+    rank.win_free(wins[0]);
+    rank.win_free(wins[1]);
 }
 // ANCHOR_END: jacobi
