@@ -163,11 +163,23 @@ impl Datatype {
         if c0 <= 1 {
             return Some(threads);
         }
-        let b = block as u64;
-        if b == 0 || !threads.is_multiple_of(b) {
+        if block == 0 {
             return None;
         }
-        Some(threads / b * strides[0])
+        // 32-bit where the thread count fits (always, in a rank): a 64-bit
+        // division is a software routine on a GPU, and every typed call
+        // asks each side's progression.
+        let (per, rest) = if threads <= u32::MAX as u64 {
+            let t = threads as u32;
+            ((t / block) as u64, t % block)
+        } else {
+            let b = block as u64;
+            (threads / b, (threads % b) as u32)
+        };
+        if rest != 0 {
+            return None;
+        }
+        Some(per * strides[0])
     }
 
     /// Where element `e` of a contiguous datatype lies (any `e`: past its

@@ -114,7 +114,14 @@ unsafe fn fixed_share<V: Copy, A: Walk, B: Walk>(
     load: impl Fn(usize) -> V,
     store: impl Fn(usize, V),
 ) {
-    let mine = end.saturating_sub(first).div_ceil(threads);
+    // 32-bit where it fits (a transfer of under 2^32 elements): a 64-bit
+    // division is a software routine on a GPU, on every thread.
+    let span = end.saturating_sub(first);
+    let mine = if span <= u32::MAX as u64 && threads <= u32::MAX as u64 {
+        (span as u32).div_ceil(threads as u32) as u64
+    } else {
+        span.div_ceil(threads)
+    };
     if mine == 0 {
         return;
     }

@@ -287,7 +287,9 @@ impl Runtime {
             let (fault, values) = handle_fault(win, &entry, size, target);
             self.fail(block, call, fault, values);
         }
-        let len = entry.bytes / entry.elem.max(1) as u64;
+        // `entry.elem` is `size` here, a constant of `T`: no division by a
+        // value known only at run time (a software routine on a GPU).
+        let len = entry.bytes / size as u64;
         if offset as u64 > len || count as u64 > len - offset as u64 {
             let values = [offset as u64, len, target as u64, count as u64];
             self.fail(block, call, Fault::OutOfBounds, values);
