@@ -1,0 +1,66 @@
+//! Unit tests of `Datatype` that need no GPU.
+
+extern crate std;
+use super::Datatype;
+use std::vec;
+
+/// `overlaps` as it was, an insertion sort of the levels: the network
+/// that replaced it must agree with it everywhere.
+fn overlaps_by_insertion(t: &Datatype) -> bool {
+    if t.size() <= 1 {
+        return false;
+    }
+    let mut levels = vec![(1u64, t.block as u64)];
+    for i in 0..3 {
+        if t.counts[i] > 1 {
+            levels.push((t.strides[i], t.counts[i] as u64));
+        }
+    }
+    levels.sort_by_key(|l| l.0); // stable, as the insertion sort
+    let mut span = 1u64;
+    for (stride, count) in levels {
+        if count > 1 {
+            if stride < span {
+                return true;
+            }
+            span += stride * (count - 1);
+        }
+    }
+    false
+}
+
+/// Whether two elements of `t` are the same element of the buffer.
+fn repeats(t: &Datatype) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    (0..t.size()).any(|e| !seen.insert(t.offset(e)))
+}
+
+#[test]
+fn the_sorting_network_agrees_with_the_insertion_sort() {
+    // Small datatypes of up to three levels, strides from 0 (every
+    // copy on the same elements) past the block, in a fixed sequence.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut checked = 0;
+    for _ in 0..20_000 {
+        let block = 1 + next(4) as u32;
+        let mut t = Datatype::vector(1 + next(4) as u32, block, next(12));
+        for _ in 0..next(3) {
+            match Datatype::vector_of(1 + next(4) as u32, next(40), t) {
+                Ok(outer) => t = outer,
+                Err(_) => break,
+            }
+        }
+        let got = t.overlaps();
+        assert_eq!(got, overlaps_by_insertion(&t), "{t:?}");
+        // And it refuses every datatype that names an element twice.
+        assert!(got || !repeats(&t), "{t:?}");
+        checked += 1;
+    }
+    assert_eq!(checked, 20_000);
+}
