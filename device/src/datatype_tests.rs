@@ -46,7 +46,6 @@ fn the_sorting_network_agrees_with_the_insertion_sort() {
         x ^= x << 17;
         x % n
     };
-    let mut checked = 0;
     for _ in 0..20_000 {
         let block = 1 + next(4) as u32;
         let mut t = Datatype::vector(1 + next(4) as u32, block, next(12));
@@ -60,7 +59,5 @@ fn the_sorting_network_agrees_with_the_insertion_sort() {
         assert_eq!(got, overlaps_by_insertion(&t), "{t:?}");
         // And it refuses every datatype that names an element twice.
         assert!(got || !repeats(&t), "{t:?}");
-        checked += 1;
     }
-    assert_eq!(checked, 20_000);
 }
