@@ -117,16 +117,24 @@ fn copy(
     });
 }
 
+/// The shape's datatype and the staging's, made once (as MPI codes commit
+/// theirs) and used for every transfer.
+#[derive(Clone, Copy)]
+struct Types {
+    shape: Datatype,
+    staging: Datatype,
+}
+
 /// Sends the shape to world rank `peer` in `args.mode`'s way; `notified`
 /// the last of a stream (or a ping-pong's one).
 fn transfer(
     rank: &mut Rank,
-    args: &TypedBenchArgs,
+    (args, types): (&TypedBenchArgs, Types),
     wins: (Window<f32>, Window<f32>),
     (peer, notified): (u32, bool),
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
 ) {
-    let t = datatype(args.shape, args.n);
+    let (t, all) = (types.shape, types.staging);
     match (args.mode, notified) {
         (0, true) => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
         (0, false) => rank.put_typed(wins.0, peer, (0, t), (local.0, t)),
@@ -139,7 +147,6 @@ fn transfer(
             }
         }
         (3, _) => {
-            let all = Datatype::contiguous(local.1.len() as u32);
             if notified {
                 rank.put_notify_typed(wins.1, peer, (0, all), (local.1, all), DATA);
             } else {
@@ -147,7 +154,6 @@ fn transfer(
             }
         }
         (4 | 5, _) => {
-            let all = Datatype::contiguous(local.1.len() as u32);
             let (win, there, here) = if args.mode == 4 {
                 (wins.1, all, (local.0, t))
             } else {
@@ -180,7 +186,7 @@ fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, Devi
 /// notification.
 fn round_trip(
     rank: &mut Rank,
-    args: &TypedBenchArgs,
+    (args, types): (&TypedBenchArgs, Types),
     wins: (Window<f32>, Window<f32>),
     (me, peer): (u32, u32),
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
@@ -188,15 +194,21 @@ fn round_trip(
     let world = rank.world();
     if args.window <= 1 {
         if me == 0 {
-            transfer(rank, args, wins, (peer, true), local);
+            transfer(rank, (args, types), wins, (peer, true), local);
             arrive(rank, args, local);
         } else {
             arrive(rank, args, local);
-            transfer(rank, args, wins, (peer, true), local);
+            transfer(rank, (args, types), wins, (peer, true), local);
         }
     } else if me == 0 {
         for w in 0..args.window {
-            transfer(rank, args, wins, (peer, w + 1 == args.window), local);
+            transfer(
+                rank,
+                (args, types),
+                wins,
+                (peer, w + 1 == args.window),
+                local,
+            );
         }
         rank.wait_notifications(ACK, 1);
     } else {
@@ -216,7 +228,12 @@ pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
         world.size() - 1,
         rank.device().rank() as usize,
     );
-    let elems = datatype(args.shape, args.n).size() as usize;
+    let shape = datatype(args.shape, args.n);
+    let elems = shape.size() as usize;
+    let types = Types {
+        shape,
+        staging: Datatype::contiguous(elems as u32),
+    };
     let array = args
         .array
         .chunk(dev, args.array.len() / rank.device().size() as usize);
@@ -230,7 +247,7 @@ pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
         for b in 0..=args.batches {
             let t0 = rank.timestamp();
             for _ in 0..args.iters {
-                round_trip(rank, args, wins, (me, peer), (array, staging));
+                round_trip(rank, (args, types), wins, (me, peer), (array, staging));
             }
             let t1 = rank.timestamp();
             if me == 0 && b > 0 {
