@@ -80,6 +80,9 @@ pub struct Datatype {
     counts: [u32; 3],
     strides: [u64; 3],
     start: u64,
+    /// [`extent`](Self::extent), found when it was made: every typed call
+    /// asks each side's, and finding it takes 128-bit products.
+    extent: u64,
 }
 
 impl Datatype {
@@ -90,6 +93,7 @@ impl Datatype {
             counts: [1, 1, 1],
             strides: [0, 0, 0],
             start: 0,
+            extent: count as u64,
         }
     }
 
@@ -102,7 +106,9 @@ impl Datatype {
             counts: [count, 1, 1],
             strides: [stride, 0, 0],
             start: 0,
+            extent: 0,
         }
+        .with_extent()
     }
 
     /// `count` copies of `inner`, each `stride` elements after the last
@@ -178,6 +184,7 @@ impl Datatype {
             counts: [sub[1], sub[0], 1],
             strides: [row, plane, 0],
             start: at[0] as u64 * plane + at[1] as u64 * row + at[2] as u64,
+            extent: 0,
         }
         .checked()
     }
@@ -192,11 +199,22 @@ impl Datatype {
         t.checked()
     }
 
+    /// Itself with its extent found, if it fits in 2⁶³.
     const fn checked(self) -> Result<Datatype, TypeError> {
         match self.reach() {
-            Some(_) => Ok(self),
+            Some(_) => Ok(self.with_extent()),
             None => Err(TypeError::TooLarge),
         }
+    }
+
+    /// Itself with its extent found ([`u64::MAX`] past 2⁶³: never in
+    /// bounds).
+    const fn with_extent(mut self) -> Datatype {
+        self.extent = match self.reach() {
+            Some(r) => r,
+            None => u64::MAX,
+        };
+        self
     }
 
     /// One past the last element reached, if it fits in 2⁶³.
@@ -227,10 +245,7 @@ impl Datatype {
     /// needs (0 when it moves nothing).
     #[inline(always)]
     pub const fn extent(&self) -> u64 {
-        match self.reach() {
-            Some(r) => r,
-            None => u64::MAX, // Not made by a constructor; never in bounds.
-        }
+        self.extent
     }
 
     /// Whether every element is where the last one ended: a plain range.
@@ -259,10 +274,15 @@ impl Datatype {
         if self.size() <= 1 {
             return false;
         }
-        // (stride, count) of the block (stride 1) and each repeating level;
-        // a level that does not repeat spans nothing, wherever it sorts.
         let [s0, s1, s2] = self.strides;
         let [c0, c1, c2] = self.counts;
+        if c1 <= 1 && c2 <= 1 {
+            // Blocks of one level (a vector, a column): the next block
+            // must start past this one.
+            return c0 > 1 && s0 < self.block as u64;
+        }
+        // (stride, count) of the block (stride 1) and each repeating level;
+        // a level that does not repeat spans nothing, wherever it sorts.
         let (a, b) = ((1u64, self.block as u64), (s0, c0 as u64));
         let (c, d) = ((s1, c1 as u64), (s2, c2 as u64));
         // Sorted by stride with a network of four: fixed places, so that
@@ -335,6 +355,7 @@ impl Datatype {
             counts: p.counts,
             strides: p.strides,
             start: p.start,
+            extent: 0,
         }
         .checked()
     }
@@ -361,6 +382,10 @@ impl Datatype {
         let mut t = *self;
         t.block /= k;
         t.start /= k as u64;
+        // Every block starts and ends on a unit, so the end does too.
+        if t.extent != u64::MAX {
+            t.extent /= k as u64;
+        }
         let mut i = 0;
         while i < 3 {
             if self.counts[i] > 1 && !self.strides[i].is_multiple_of(k as u64) {

@@ -61,3 +61,41 @@ fn the_sorting_network_agrees_with_the_insertion_sort() {
         assert!(got || !repeats(&t), "{t:?}");
     }
 }
+
+/// One past the furthest element `t` names, by walking it.
+fn furthest(t: &Datatype) -> u64 {
+    (0..t.size()).map(|e| t.offset(e) + 1).max().unwrap_or(0)
+}
+
+#[test]
+fn the_extent_found_when_made_is_the_furthest_element() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for _ in 0..5_000 {
+        let block = 4 * (1 + next(3) as u32);
+        let mut t = Datatype::vector(next(4) as u32, block, 4 * next(12));
+        for _ in 0..next(3) {
+            match Datatype::vector_of(1 + next(4) as u32, 4 * next(40), t) {
+                Ok(outer) => t = outer,
+                Err(_) => break,
+            }
+        }
+        let t = t.shifted(4 * next(5)).unwrap();
+        assert_eq!(t.extent(), furthest(&t), "{t:?}");
+        let units = t.in_units_of(4).unwrap();
+        assert_eq!(units.extent(), furthest(&units), "{units:?}");
+        let piece = Datatype::of_piece(&t.piece(0, 4, 1)).unwrap();
+        assert_eq!(piece.extent(), t.extent(), "{t:?}");
+    }
+    let column = Datatype::subarray_2d([4096, 4096], [4096, 1], [0, 1]).unwrap();
+    assert_eq!(column.extent(), 4095 * 4096 + 2);
+    // Past 2^63 it is never in bounds, in units too.
+    let huge = Datatype::vector(u32::MAX, 4, 1 << 62);
+    assert_eq!(huge.extent(), u64::MAX);
+    assert_eq!(huge.in_units_of(4).map(|u| u.extent()), Some(u64::MAX));
+}
