@@ -4,8 +4,8 @@
 #   run(command="mkdir -p /tmp/tb && tar xJf .gpu-bundle/bundle.txz -C /tmp/tb && bash /tmp/tb/gpu-typed-ab.sh",
 #       carry=[".gpu-bundle"], kind="nvidia-h200-x2")
 # Checks first (the typed tests on one GPU, world_checks as two nodes),
-# then bench_typed and bench_typed_before over NVLink REPS times each,
-# alternated, then NVSHMEM's typed baseline (ping-pong and streams of 16),
+# then bench_typed and bench_typed_before (and bench_typed_mid where the
+# bundle has it) over NVLink REPS times each, alternated, then NVSHMEM's typed baseline (ping-pong and streams of 16),
 # then both benches as two nodes (through the hosts) once.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -17,7 +17,7 @@ export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
 DCUDA_COMMIT=$(head -1 COMMIT) && export DCUDA_COMMIT
 {
-  echo "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before, mid), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
   nvidia-smi topo -m | head -3
 } 2>&1 | tee "$log"
@@ -34,6 +34,9 @@ fi
 for r in $(seq 1 "$REPS"); do
   run "new $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out "$res/new-$r"
   run "before $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-$r"
+  if [ -x bench/bench_typed_mid ]; then
+    run "mid $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_mid --out "$res/mid-$r"
+  fi
 done
 wait
 if [ -x /tmp/nvshmem_typed ]; then
