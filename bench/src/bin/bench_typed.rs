@@ -27,7 +27,7 @@ use dcuda_bench::options;
 use dcuda_bench::report::Machine;
 use dcuda_bench::stats::{stats, Stats};
 use dcuda_bench::table::write_plot;
-use dcuda_bench_kernels::{TypedBenchArgs, TYPED_BENCH};
+use dcuda_bench_kernels::{TypedBenchArgs, TYPED_BENCH_WAYS};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -67,7 +67,6 @@ fn per_transfer(
     let staging = rt.alloc::<f32>(elems * ranks)?;
     let out = rt.alloc::<u64>(batches as usize)?;
     let args = TypedBenchArgs {
-        mode,
         shape,
         n,
         batches,
@@ -80,7 +79,7 @@ fn per_transfer(
     let config = RunConfig::new(THREADS).ranks(ranks as u32);
     // SAFETY: an array and a staging per rank, sized for the shape; one
     // output per batch.
-    unsafe { module.run(&TYPED_BENCH, &config, &args)? };
+    unsafe { module.run(TYPED_BENCH_WAYS[mode as usize], &config, &args)? };
     let ns = out.download()?;
     let per = iters as f64 * if window == 1 { 2.0 } else { window as f64 };
     Ok(stats(ns.iter().map(|&t| t as f64 / per).collect()))

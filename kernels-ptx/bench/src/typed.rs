@@ -1,22 +1,15 @@
 //! Typed transfers against hand-written packing (`bench_typed`): a column
 //! of a matrix and a sub-block of a 3D array, put between two ranks in a
-//! ping-pong, three ways.
+//! ping-pong or a stream, six ways, each way a kernel of its own.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use dcuda_device::kernel::RankKernel;
 use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Window};
 
-/// Arguments of [`typed_bench`](TYPED_BENCH).
+/// Arguments of the [`TYPED_BENCH_WAYS`] kernels.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct TypedBenchArgs {
-    /// 0: `put_notify_typed` with the shape's datatype on both sides; 1:
-    /// the rank's threads pack it into staging, `put_notify` of the
-    /// staging, the target's threads unpack it; 2: `put_notify` of as many
-    /// contiguous elements (the reference); 3: the same elements as 2, by
-    /// `put_notify_typed` with contiguous datatypes (what the typed call
-    /// costs besides its copy); 4: the shape into the peer's staging,
-    /// contiguous (scattered loads, a gather); 5: the staging, contiguous,
-    /// into the shape of the peer's array (scattered stores, a scatter).
-    pub mode: u32,
     /// 0: column 1 of an `n × n` matrix; 1: the 64³ block at (64, 64, 64)
     /// of an `n³` array.
     pub shape: u32,
@@ -125,9 +118,10 @@ struct Types {
     staging: Datatype,
 }
 
-/// Sends the shape to world rank `peer` in `args.mode`'s way; `notified`
-/// the last of a stream (or a ping-pong's one).
-fn transfer(
+/// Sends the shape to world rank `peer` in way `MODE` (see
+/// [`TYPED_BENCH_WAYS`]); `notified` the last of a stream (or a
+/// ping-pong's one).
+fn transfer<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
     wins: (Window<f32>, Window<f32>),
@@ -135,7 +129,7 @@ fn transfer(
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
 ) {
     let (t, all) = (types.shape, types.staging);
-    match (args.mode, notified) {
+    match (MODE, notified) {
         (0, true) => rank.put_notify_typed(wins.0, peer, (0, t), (local.0, t), DATA),
         (0, false) => rank.put_typed(wins.0, peer, (0, t), (local.0, t)),
         (1, _) => {
@@ -154,7 +148,7 @@ fn transfer(
             }
         }
         (4 | 5, _) => {
-            let (win, there, here) = if args.mode == 4 {
+            let (win, there, here) = if MODE == 4 {
                 (wins.1, all, (local.0, t))
             } else {
                 (wins.0, t, (local.1, all))
@@ -172,9 +166,13 @@ fn transfer(
 
 /// Waits for the shape from the peer (and unpacks it in mode 1, once for
 /// each transfer of a stream).
-fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, DeviceSlice<f32>)) {
+fn arrive<const MODE: u32>(
+    rank: &mut Rank,
+    args: &TypedBenchArgs,
+    local: (DeviceSlice<f32>, DeviceSlice<f32>),
+) {
     rank.wait_notifications(DATA, 1);
-    if args.mode == 1 {
+    if MODE == 1 {
         for _ in 0..args.window.max(1) {
             copy(rank, args, local, false);
         }
@@ -184,7 +182,7 @@ fn arrive(rank: &mut Rank, args: &TypedBenchArgs, local: (DeviceSlice<f32>, Devi
 /// One round trip of world rank `me` with `peer`: a ping-pong, or a
 /// stream of `args.window` transfers from world rank 0 answered with a
 /// notification.
-fn round_trip(
+fn round_trip<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
     wins: (Window<f32>, Window<f32>),
@@ -194,15 +192,15 @@ fn round_trip(
     let world = rank.world();
     if args.window <= 1 {
         if me == 0 {
-            transfer(rank, (args, types), wins, (peer, true), local);
-            arrive(rank, args, local);
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
+            arrive::<MODE>(rank, args, local);
         } else {
-            arrive(rank, args, local);
-            transfer(rank, (args, types), wins, (peer, true), local);
+            arrive::<MODE>(rank, args, local);
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
         }
     } else if me == 0 {
         for w in 0..args.window {
-            transfer(
+            transfer::<MODE>(
                 rank,
                 (args, types),
                 wins,
@@ -212,16 +210,76 @@ fn round_trip(
         }
         rank.wait_notifications(ACK, 1);
     } else {
-        arrive(rank, args, local);
+        arrive::<MODE>(rank, args, local);
         rank.notify(world, peer, ACK);
     }
 }
 
-/// World rank 0 and the last world rank exchange the shape `iters` times
-/// a batch (ping-pongs or streams); every other rank waits in the final
-/// barrier.
+/// The ways, one kernel each, in the order `bench_typed` numbers them:
+/// 0, `put_notify_typed` with the shape's datatype on both sides; 1, the
+/// rank's threads pack it into staging, `put_notify` of the staging, the
+/// target's threads unpack it; 2, `put_notify` of as many contiguous
+/// elements (the reference); 3, the same elements as 2 by
+/// `put_notify_typed` with contiguous datatypes (what the typed call
+/// costs besides its copy); 4, the shape into the peer's staging,
+/// contiguous (scattered loads, a gather); 5, the staging, contiguous,
+/// into the shape of the peer's array (scattered stores, a scatter).
+///
+/// A kernel a way, as an application has only its own calls: in one
+/// kernel of all six, ptxas kept the typed call's path in 255 registers
+/// only by spilling (1.3 KB of spill loads in the transfer), and a way's
+/// time moved with the code of the others.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TYPED_BENCH_WAYS: [&RankKernel<TypedBenchArgs>; 6] = [
+    &TYPED_BENCH_TYPED,
+    &TYPED_BENCH_PACKED,
+    &TYPED_BENCH_CONTIGUOUS,
+    &TYPED_BENCH_TYPED_CONTIGUOUS,
+    &TYPED_BENCH_GATHER,
+    &TYPED_BENCH_SCATTER,
+];
+
+/// Way 0 of [`TYPED_BENCH_WAYS`].
 #[rank]
-pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
+pub fn typed_bench_typed(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<0>(rank, args)
+}
+
+/// Way 1 of [`TYPED_BENCH_WAYS`].
+#[rank]
+pub fn typed_bench_packed(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<1>(rank, args)
+}
+
+/// Way 2 of [`TYPED_BENCH_WAYS`].
+#[rank]
+pub fn typed_bench_contiguous(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<2>(rank, args)
+}
+
+/// Way 3 of [`TYPED_BENCH_WAYS`].
+#[rank]
+pub fn typed_bench_typed_contiguous(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<3>(rank, args)
+}
+
+/// Way 4 of [`TYPED_BENCH_WAYS`].
+#[rank]
+pub fn typed_bench_gather(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<4>(rank, args)
+}
+
+/// Way 5 of [`TYPED_BENCH_WAYS`].
+#[rank]
+pub fn typed_bench_scatter(rank: &mut Rank, args: &TypedBenchArgs) {
+    typed_bench::<5>(rank, args)
+}
+
+/// World rank 0 and the last world rank exchange the shape `iters` times
+/// a batch (ping-pongs or streams) in way `MODE`; every other rank waits
+/// in the final barrier.
+#[inline(always)]
+fn typed_bench<const MODE: u32>(rank: &mut Rank, args: &TypedBenchArgs) {
     let world = rank.world();
     let (me, last, dev) = (
         world.rank(),
@@ -247,7 +305,7 @@ pub fn typed_bench(rank: &mut Rank, args: &TypedBenchArgs) {
         for b in 0..=args.batches {
             let t0 = rank.timestamp();
             for _ in 0..args.iters {
-                round_trip(rank, (args, types), wins, (me, peer), (array, staging));
+                round_trip::<MODE>(rank, (args, types), wins, (me, peer), (array, staging));
             }
             let t1 = rank.timestamp();
             if me == 0 && b > 0 {
