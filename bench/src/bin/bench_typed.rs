@@ -33,7 +33,7 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Threads per rank.
 const THREADS: u32 = 256;
-/// The ways, as `TypedBenchArgs::mode` numbers them.
+/// The ways, as `TYPED_BENCH_WAYS` numbers them (a kernel each).
 const WAYS: [&str; 6] = [
     "typed",
     "pack+put+unpack",
