@@ -120,10 +120,7 @@ struct Types {
 
 /// Sends the shape to world rank `peer` in way `MODE` (see
 /// [`TYPED_BENCH_WAYS`]); `notified` the last of a stream (or a
-/// ping-pong's one). Inlined, as an application's calls are: out of line,
-/// every transfer paid a function call's saved registers, which wait
-/// behind a scatter's stores.
-#[inline(always)]
+/// ping-pong's one).
 fn transfer<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
