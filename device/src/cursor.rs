@@ -8,7 +8,7 @@
 //! is then a mixed-radix addition (digits: the place in the block, the
 //! block, the repeat), a compare and a conditional add per level.
 
-use crate::datatype::Datatype;
+use crate::datatype::{div_rem, Datatype};
 
 /// One thread's walk over a datatype's elements `first`, `first + step`,
 /// `first + 2·step`, … ([`Datatype::cursor`]): [`offset`](Self::offset)
@@ -88,9 +88,10 @@ fn digits(n: u64, radix: [u32; 3]) -> ([u32; 3], u64) {
     let [b, c0, c1] = radix;
     if n <= u32::MAX as u64 {
         let n = n as u32;
-        let (r, q) = (n % b, n / b);
-        let (i0, q) = (q % c0, q / c0);
-        return ([r, i0, q % c1], (q / c1) as u64);
+        let (q, r) = div_rem(n, b);
+        let (q, i0) = div_rem(q, c0);
+        let (top, i1) = div_rem(q, c1);
+        return ([r, i0, i1], top as u64);
     }
     let (r, q) = (n % b as u64, n / b as u64);
     let (i0, q) = (q % c0 as u64, q / c0 as u64);
@@ -170,8 +171,8 @@ impl Datatype {
         // division is a software routine on a GPU, and every typed call
         // asks each side's progression.
         let (per, rest) = if threads <= u32::MAX as u64 {
-            let t = threads as u32;
-            ((t / block) as u64, t % block)
+            let (per, rest) = div_rem(threads as u32, block);
+            (per as u64, rest)
         } else {
             let b = block as u64;
             (threads / b, (threads % b) as u32)

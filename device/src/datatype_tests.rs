@@ -99,3 +99,25 @@ fn the_extent_found_when_made_is_the_furthest_element() {
     assert_eq!(huge.extent(), u64::MAX);
     assert_eq!(huge.in_units_of(4).map(|u| u.extent()), Some(u64::MAX));
 }
+
+#[test]
+fn div_rem_agrees_with_division_for_powers_of_two_and_others() {
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u32
+    };
+    for _ in 0..100_000 {
+        let n = next();
+        let d = match next() % 3 {
+            0 => 1 << (next() % 32),
+            1 => 1 + next() % 1000,
+            _ => 1 + next(),
+        };
+        assert_eq!(super::div_rem(n, d), (n / d, n % d), "{n} / {d}");
+    }
+    assert_eq!(super::div_rem(u32::MAX, 1), (u32::MAX, 0));
+    assert_eq!(super::div_rem(7, 1 << 31), (0, 7));
+}

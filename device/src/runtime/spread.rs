@@ -10,7 +10,7 @@
 use crate::arch;
 use crate::block::{Block, Sum, Thread};
 use crate::cursor::Cursor;
-use crate::datatype::Datatype;
+use crate::datatype::{div_rem, Datatype};
 use crate::layout::walk::{Shape, Walk};
 use crate::memory::DeviceCopy;
 
@@ -118,7 +118,8 @@ unsafe fn fixed_share<V: Copy, A: Walk, B: Walk>(
     // division is a software routine on a GPU, on every thread.
     let span = end.saturating_sub(first);
     let mine = if span <= u32::MAX as u64 && threads <= u32::MAX as u64 {
-        (span as u32).div_ceil(threads as u32) as u64
+        let (q, r) = div_rem(span as u32, threads as u32);
+        (q + (r != 0) as u32) as u64
     } else {
         span.div_ceil(threads)
     };
