@@ -46,6 +46,7 @@ pub mod rank;
 pub mod runtime;
 pub mod shared;
 pub mod tile;
+mod type_error;
 
 pub use arch::{Dim3, Ordering, Scope};
 pub use block::{
