@@ -29,6 +29,17 @@ fn overlaps_by_insertion(t: &Datatype) -> bool {
     false
 }
 
+/// A xorshift sequence from `seed`: `next(n)` is below `n`.
+fn sequence(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}
+
 /// Whether two elements of `t` are the same element of the buffer.
 fn repeats(t: &Datatype) -> bool {
     let mut seen = std::collections::HashSet::new();
@@ -39,13 +50,7 @@ fn repeats(t: &Datatype) -> bool {
 fn the_sorting_network_agrees_with_the_insertion_sort() {
     // Small datatypes of up to three levels, strides from 0 (every
     // copy on the same elements) past the block, in a fixed sequence.
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut next = sequence(0x2545_f491_4f6c_dd1d);
     for _ in 0..20_000 {
         let block = 1 + next(4) as u32;
         let mut t = Datatype::vector(1 + next(4) as u32, block, next(12));
@@ -69,13 +74,7 @@ fn furthest(t: &Datatype) -> u64 {
 
 #[test]
 fn the_extent_found_when_made_is_the_furthest_element() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut next = sequence(0x9e37_79b9_7f4a_7c15);
     for _ in 0..5_000 {
         let block = 4 * (1 + next(3) as u32);
         let mut t = Datatype::vector(next(4) as u32, block, 4 * next(12));
@@ -102,19 +101,14 @@ fn the_extent_found_when_made_is_the_furthest_element() {
 
 #[test]
 fn div_rem_agrees_with_division_for_powers_of_two_and_others() {
-    let mut x = 0x1234_5678_9abc_def1u64;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x as u32
-    };
+    let mut next = sequence(0x1234_5678_9abc_def1);
+    let mut word = || next(1 << 32) as u32;
     for _ in 0..100_000 {
-        let n = next();
-        let d = match next() % 3 {
-            0 => 1 << (next() % 32),
-            1 => 1 + next() % 1000,
-            _ => 1 + next(),
+        let n = word();
+        let d = match word() % 3 {
+            0 => 1 << (word() % 32),
+            1 => 1 + word() % 1000,
+            _ => 1 + word() % u32::MAX,
         };
         assert_eq!(super::div_rem(n, d), (n / d, n % d), "{n} / {d}");
     }

@@ -239,41 +239,23 @@ pub const TYPED_BENCH_WAYS: [&RankKernel<TypedBenchArgs>; 6] = [
     &TYPED_BENCH_SCATTER,
 ];
 
-/// Way 0 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_typed(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<0>(rank, args)
+/// A rank kernel running way `$mode` of [`TYPED_BENCH_WAYS`].
+macro_rules! way_kernel {
+    ($name:ident, $mode:literal) => {
+        #[doc = concat!("Way ", stringify!($mode), " of [`TYPED_BENCH_WAYS`].")]
+        #[rank]
+        pub fn $name(rank: &mut Rank, args: &TypedBenchArgs) {
+            typed_bench::<$mode>(rank, args)
+        }
+    };
 }
 
-/// Way 1 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_packed(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<1>(rank, args)
-}
-
-/// Way 2 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_contiguous(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<2>(rank, args)
-}
-
-/// Way 3 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_typed_contiguous(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<3>(rank, args)
-}
-
-/// Way 4 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_gather(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<4>(rank, args)
-}
-
-/// Way 5 of [`TYPED_BENCH_WAYS`].
-#[rank]
-pub fn typed_bench_scatter(rank: &mut Rank, args: &TypedBenchArgs) {
-    typed_bench::<5>(rank, args)
-}
+way_kernel!(typed_bench_typed, 0);
+way_kernel!(typed_bench_packed, 1);
+way_kernel!(typed_bench_contiguous, 2);
+way_kernel!(typed_bench_typed_contiguous, 3);
+way_kernel!(typed_bench_gather, 4);
+way_kernel!(typed_bench_scatter, 5);
 
 /// World rank 0 and the last world rank exchange the shape `iters` times
 /// a batch (ping-pongs or streams) in way `MODE`; every other rank waits
