@@ -40,12 +40,8 @@ pub(super) unsafe fn spread<V: Copy, A: Walk, B: Walk>(
         let steps = from_type
             .progression(threads)
             .zip(to_type.progression(threads));
-        // Asked only where there are no steps: every typed call sets up
-        // its copy, and each part of that setup costs its time.
-        let shift = match (steps, from_type.strided(), to_type.strided()) {
-            (None, Some(a), Some(b)) if a.same_levels(&b) => {
-                Some(b.start().wrapping_sub(a.start()))
-            }
+        let shift = match (from_type.strided(), to_type.strided()) {
+            (Some(a), Some(b)) if a.same_levels(&b) => Some(b.start().wrapping_sub(a.start())),
             _ => None,
         };
         let ways = (steps, shift);
@@ -276,13 +272,9 @@ pub(super) unsafe fn move_elements<T: DeviceCopy, A: Walk, B: Walk>(
         && k > 1
         && begin.is_multiple_of(k)
         && end.is_multiple_of(k);
-    // Each side in units only where the other may be too: a column's
-    // blocks of one element end the question at its first side.
-    let units = if aligned {
-        let a = from_type.in_units_of(unit);
-        a.and_then(|a| Some((a, to_type.in_units_of(unit)?)))
-    } else {
-        None
+    let units = match (from_type.in_units_of(unit), to_type.in_units_of(unit)) {
+        (Some(a), Some(b)) if aligned => Some((a, b)),
+        _ => None,
     };
     match units {
         Some((a, b)) => {
