@@ -120,9 +120,7 @@ struct Types {
 
 /// Sends the shape to world rank `peer` in way `MODE` (see
 /// [`TYPED_BENCH_WAYS`]); `notified` the last of a stream (or a
-/// ping-pong's one). Inlined into each measure's function, as an
-/// application's loop holds its puts.
-#[inline(always)]
+/// ping-pong's one).
 fn transfer<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
@@ -193,49 +191,28 @@ fn round_trip<const MODE: u32>(
 ) {
     let world = rank.world();
     if args.window <= 1 {
-        ping_pong::<MODE>(rank, (args, types), wins, (me, peer), local);
+        if me == 0 {
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
+            arrive::<MODE>(rank, args, local);
+        } else {
+            arrive::<MODE>(rank, args, local);
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
+        }
     } else if me == 0 {
-        stream::<MODE>(rank, (args, types), wins, peer, local);
+        for w in 0..args.window {
+            transfer::<MODE>(
+                rank,
+                (args, types),
+                wins,
+                (peer, w + 1 == args.window),
+                local,
+            );
+        }
+        rank.wait_notifications(ACK, 1);
     } else {
         arrive::<MODE>(rank, args, local);
         rank.notify(world, peer, ACK);
     }
-}
-
-/// Half a ping-pong each way: world rank 0 sends first. A function of
-/// its own, as the stream is: each measure's loop is compiled apart.
-#[inline(never)]
-fn ping_pong<const MODE: u32>(
-    rank: &mut Rank,
-    (args, types): (&TypedBenchArgs, Types),
-    wins: (Window<f32>, Window<f32>),
-    (me, peer): (u32, u32),
-    local: (DeviceSlice<f32>, DeviceSlice<f32>),
-) {
-    if me == 0 {
-        transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
-        arrive::<MODE>(rank, args, local);
-    } else {
-        arrive::<MODE>(rank, args, local);
-        transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
-    }
-}
-
-/// A stream of `args.window` transfers from world rank 0, the last
-/// notified, then the peer's answer.
-#[inline(never)]
-fn stream<const MODE: u32>(
-    rank: &mut Rank,
-    (args, types): (&TypedBenchArgs, Types),
-    wins: (Window<f32>, Window<f32>),
-    peer: u32,
-    local: (DeviceSlice<f32>, DeviceSlice<f32>),
-) {
-    for w in 0..args.window {
-        let last = w + 1 == args.window;
-        transfer::<MODE>(rank, (args, types), wins, (peer, last), local);
-    }
-    rank.wait_notifications(ACK, 1);
 }
 
 /// The ways, one kernel each, in the order `bench_typed` numbers them:
