@@ -5,8 +5,10 @@
 #       carry=[".gpu-bundle"], kind="nvidia-h200-x2")
 # Checks first (the typed tests on one GPU, world_checks as two nodes),
 # then bench_typed and bench_typed_before (and bench_typed_mid where the
-# bundle has it) over NVLink REPS times each, alternated, then NVSHMEM's typed baseline (ping-pong and streams of 16),
-# then both benches as two nodes (through the hosts) once.
+# bundle has it) over NVLink REPS times each, alternated, then NVSHMEM's
+# typed baseline (ping-pong and streams of 16), then both benches as two
+# nodes (through the hosts) once. Each binary's CSV rows name its own
+# commit (COMMIT's lines: new, before, mid).
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-/tmp}
@@ -15,7 +17,8 @@ log=$res/typed.log
 REPS=${REPS:-2}
 export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
-DCUDA_COMMIT=$(head -1 COMMIT) && export DCUDA_COMMIT
+DCUDA_COMMIT=$(sed -n 1p COMMIT) && export DCUDA_COMMIT
+commit_before=$(sed -n 2p COMMIT) commit_mid=$(sed -n 3p COMMIT)
 {
   echo "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before, mid), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
@@ -33,9 +36,9 @@ if [ -z "${SKIP_CHECKS:-}" ]; then
 fi
 for r in $(seq 1 "$REPS"); do
   run "new $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out "$res/new-$r"
-  run "before $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-$r"
+  run "before $r" env DCUDA_COMMIT="$commit_before" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-$r"
   if [ -x bench/bench_typed_mid ]; then
-    run "mid $r" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_mid --out "$res/mid-$r"
+    run "mid $r" env DCUDA_COMMIT="$commit_mid" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_mid --out "$res/mid-$r"
   fi
 done
 wait
@@ -46,7 +49,7 @@ else
   cat "$res/build.log" >> "$log"
 fi
 run "new, two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out "$res/new-nodes"
-run "before, two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-nodes"
+run "before, two nodes" env DCUDA_NODE=process DCUDA_COMMIT="$commit_before" mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out "$res/before-nodes"
 summary
 tar cJf "$out/typed-ab.tar.xz" -C /tmp typed-ab
 cp "$log" "$out/"

@@ -143,9 +143,10 @@ impl Datatype {
 
     /// Itself with its extent found, if it fits in 2⁶³.
     const fn checked(self) -> Result<Datatype, TypeError> {
-        match self.reach() {
-            Some(_) => Ok(self.with_extent()),
-            None => Err(TypeError::TooLarge),
+        let t = self.with_extent();
+        match t.extent {
+            u64::MAX => Err(TypeError::TooLarge),
+            _ => Ok(t),
         }
     }
 
