@@ -63,11 +63,14 @@ pub(super) fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) ->
     } else {
         // SAFETY: in the counter arrays; the flag lives for the run.
         unsafe {
+            // The flag first, relaxed: then both loads are in flight
+            // together (a load after an acquire waits for it). A flag seen
+            // late only delays a host delivery to the next poll.
+            let active = arch::load_relaxed(ctx.remote_active as *const u32, Scope::System);
             let local = arch::load_acquire(local_at, Scope::System);
             // Remote counters live in host memory: read them over the bus
             // only once the host has delivered something through them.
-            let remote = if arch::load_relaxed(ctx.remote_active as *const u32, Scope::System) != 0
-            {
+            let remote = if active != 0 {
                 arch::load_acquire(remote_at, Scope::System)
             } else {
                 0
