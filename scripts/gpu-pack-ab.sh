@@ -2,7 +2,8 @@
 # Packs a before/after comparison of a runtime change for gpu-ab.sh into
 # .gpu-bundle/bundle.txz (sm_90): bench_world, bench_typed and jacobi of
 # the working tree and of an earlier commit (default HEAD, built in a
-# worktree, named *_before), the NVSHMEM baselines of both benches, and
+# worktree, named *_before), the NVSHMEM baselines of both benches,
+# Jacobi's nvcc kernel, and
 # world_checks and the typed tests of the working tree.
 #   scripts/gpu-pack-ab.sh [COMMIT]
 set -euo pipefail
@@ -26,7 +27,7 @@ for x in bench_world bench_typed jacobi; do
   cp "target/release/$x" $b/bin/ && cp "target/before/release/$x" "$b/bin/${x}_before"
 done
 cp target/release/world_checks $b/bin/ && cp $tests $b/bin/typed_tests
-cp bench/baselines/nvshmem_peer.cu bench/baselines/nvshmem_typed.cu bench/baselines/*.cuh $b/baselines/
+cp bench/baselines/nvshmem_peer.cu bench/baselines/nvshmem_typed.cu bench/baselines/*.cuh apps/jacobi/baselines/jacobi_single.cu $b/baselines/
 cp scripts/gpu-ab.sh scripts/gpu-lib.sh $b/
 { git rev-parse --short HEAD; git rev-parse --short "$before"; } > $b/COMMIT
 strip $b/bin/*
