@@ -206,7 +206,7 @@ unsafe fn walk<V: Copy, D: Follow>(
 }
 
 /// Elements a batch of [`walk_ahead`].
-const AHEAD: usize = 4;
+const AHEAD: usize = 2;
 
 /// [`walk`] of two linear cursors (a column) and values of 4 bytes or
 /// less: a batch of `K` loads goes out before the stores of the batch
