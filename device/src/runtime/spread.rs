@@ -132,9 +132,6 @@ unsafe fn fixed_share<V: Copy, A: Walk, B: Walk>(
         // additions alone (a column).
         let at = (from_type.offset(first), to_type.offset(first));
         let cursors = (Cursor::linear(at.0, f), Cursor::linear(at.1, t));
-        if core::mem::size_of::<V>() <= 4 {
-            return walk_ahead::<AHEAD, V>(mine, cursors, load, store);
-        }
         return walk::<V, _>(mine, cursors, load, store);
     }
     let Some(f) = from_type.cursor(first, threads) else {
@@ -202,57 +199,6 @@ unsafe fn walk<V: Copy, D: Follow>(
         walk_by::<16, V, D>(mine, (from, to), load, store)
     } else {
         walk_by::<8, V, D>(mine, (from, to), load, store)
-    }
-}
-
-/// Elements a batch of [`walk_ahead`].
-const AHEAD: usize = 2;
-
-/// [`walk`] of two linear cursors (a column) and values of 4 bytes or
-/// less: a batch of `K` loads goes out before the stores of the batch
-/// before it, so that one batch's stores are served while the next one's
-/// loads are (all loads first, then all stores, left the loads and the
-/// stores of a column one after the other).
-///
-/// # Safety
-/// As [`walk`].
-#[inline(always)]
-unsafe fn walk_ahead<const K: usize, V: Copy>(
-    mine: u64,
-    (mut from, mut to): (Cursor, Cursor),
-    load: &impl Fn(usize) -> V,
-    store: &impl Fn(usize, V),
-) {
-    let batch = |from: &mut Cursor| -> [V; K] {
-        core::array::from_fn(|_| {
-            let v = load(from.offset() as usize);
-            from.advance();
-            v
-        })
-    };
-    let put = |to: &mut Cursor, v: [V; K]| {
-        let _: [(); K] = core::array::from_fn(|j| {
-            store(to.offset() as usize, v[j]);
-            to.advance();
-        });
-    };
-    let mut k = 0;
-    if mine >= K as u64 {
-        let mut v = batch(&mut from);
-        k = K as u64;
-        while k + K as u64 <= mine {
-            let next = batch(&mut from);
-            put(&mut to, v);
-            v = next;
-            k += K as u64;
-        }
-        put(&mut to, v);
-    }
-    while k < mine {
-        store(to.offset() as usize, load(from.offset() as usize));
-        from.advance();
-        to.advance();
-        k += 1;
     }
 }
 
