@@ -50,7 +50,9 @@ pub(crate) unsafe fn peer(ctx: &RankContext, p: u32) -> Peer {
     // SAFETY: `p` has an entry in the table, and in the copy when it fits.
     unsafe {
         if ctx.processes as usize <= SHARED_PEERS {
-            let mut peer = (DCUDA_PEERS.as_mut_ptr() as *const Peer).add(p as usize).read();
+            let mut peer = (DCUDA_PEERS.as_mut_ptr() as *const Peer)
+                .add(p as usize)
+                .read();
             peer.route = (*ctx.peer(p)).route;
             peer
         } else {
