@@ -153,3 +153,38 @@ impl Runtime {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job of more processes than a rank copies into shared memory
+    /// reads the peer table itself (the world tests run at most four).
+    #[test]
+    fn a_job_of_many_processes_finds_each_rank_in_the_table() {
+        let firsts = [0u32, 3, 5, 6, 10, 17, 18, 30, 31, 40, 44, 52];
+        let total = 60;
+        assert!(firsts.len() > SHARED_PEERS);
+        let table: [Peer; 12] = core::array::from_fn(|p| Peer {
+            first: firsts[p],
+            ranks: firsts.get(p + 1).unwrap_or(&total) - firsts[p],
+            route: (p % 3) as u32,
+            node: p as u32 / 4,
+            ..Peer::default()
+        });
+        let ctx = RankContext {
+            processes: firsts.len() as u32,
+            peers: table.as_ptr() as u64,
+            ..RankContext::default()
+        };
+        for world in 0..total {
+            let p = process_index(&ctx, world) as usize;
+            let found = process_of(&ctx, world);
+            assert!(found.first <= world && world < found.first + found.ranks);
+            assert_eq!((found.first, found.node), (firsts[p], p as u32 / 4));
+            // SAFETY: `p` is a process of the table.
+            let peer = unsafe { peer(&ctx, p as u32) };
+            assert_eq!((peer.first, peer.route), (firsts[p], (p % 3) as u32));
+        }
+    }
+}
