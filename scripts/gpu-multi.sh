@@ -192,9 +192,14 @@ fi
 # and weak scaling (the split dimension doubled).
 if want apps; then
   REPS2=${REPS2:-2}
+  # Four GPUs, where there are: strong scaling at the one-GPU grids and
+  # weak scaling at four times their width.
+  four_hdiff=(); four_ap=()
+  [ "$gpus" -ge 4 ] && four_hdiff=("4 128 320 26" "4 128 1280 26" "4 512 1280 32" "4 512 5120 32") \
+    && four_ap=("4 4096 4096" "4 4096 16384")
   csv=$res/apps/hdiff.csv
   for rep in $(seq "$REPS2"); do
-    for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32"; do
+    for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32" "${four_hdiff[@]}"; do
       read -r n nx ny nz <<< "$cfg"
       for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
         row "$csv" "$v $nx×$ny×$nz np $n" mpi $n examples/$v --nx $nx --ny $ny --nz $nz --no-check
@@ -203,7 +208,7 @@ if want apps; then
   done
   csv=$res/apps/aliev_panfilov.csv
   for rep in $(seq "$REPS2"); do
-    for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192"; do
+    for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192" "${four_ap[@]}"; do
       read -r n nx ny <<< "$cfg"
       for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
         row "$csv" "$v $nx×$ny np $n" mpi $n examples/$v --nx $nx --ny $ny --procs-x 1 --no-check
