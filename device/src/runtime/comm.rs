@@ -167,7 +167,7 @@ impl Runtime {
         match kind {
             SplitType::Gpu => process,
             // SAFETY: this process's entry of the peer table.
-            SplitType::Node => unsafe { super::route::peer(ctx, process).node },
+            SplitType::Node => unsafe { (*ctx.peer(process)).node },
         }
     }
 
@@ -229,7 +229,7 @@ impl Runtime {
         let ctx = self.ctx();
         match comm.kind {
             // SAFETY: `r` is a process of the job.
-            CommKind::World => unsafe { super::route::peer(ctx, r).first },
+            CommKind::World => unsafe { (*ctx.peer(r)).first },
             CommKind::Device => ctx.world_first,
             // SAFETY: in the slot's table, written at the split.
             CommKind::Split => unsafe {

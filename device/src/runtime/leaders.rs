@@ -21,7 +21,7 @@
 use super::comm::Comm;
 use super::host::post;
 use super::notify::{direct_scope, init_consumed, try_consume};
-use super::route::{peer, process_index};
+use super::route::process_index;
 use super::wait::{abort_exit, poll};
 use super::Runtime;
 use crate::abi::ring::Payload;
@@ -68,7 +68,7 @@ impl Leader<'_> {
     fn send(&mut self, to: u32, step: u32, word: u64) -> Option<()> {
         let world = self.rt.rep_world_rank(self.comm, to);
         // SAFETY: `world` is a rank of the job, so its process is in the table.
-        let peer = unsafe { peer(self.ctx, process_index(self.ctx, world)) };
+        let peer = unsafe { *self.ctx.peer(process_index(self.ctx, world)) };
         let (slot, tag) = (self.comm.slot, tag(self.comm.slot, self.parity, step));
         let Some(scope) = direct_scope(peer.route()) else {
             let transfer = Transfer {

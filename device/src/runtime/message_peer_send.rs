@@ -15,7 +15,7 @@ use super::message_send::{give_back, Credit, Header};
 use super::message_small::{self as small, Words, SMALL};
 use super::message_stamps as stamps;
 use super::notify::{init_consumed, try_consume};
-use super::route::{peer, process_index, Place};
+use super::route::{process_index, Place};
 use super::Runtime;
 use crate::abi::{
     counter_index, peer_span, MessageRecord, PeerLogs, RankContext, Route, HOST_MESSAGE_TAG,
@@ -171,7 +171,7 @@ impl Runtime {
     pub(super) fn acknowledge_host_message(&self, world: u32) {
         let ctx = self.ctx();
         // SAFETY: `world` is a rank of a process in the peer table.
-        let peer = unsafe { peer(ctx, process_index(ctx, world)) };
+        let peer = unsafe { *ctx.peer(process_index(ctx, world)) };
         if peer.route() != Route::Direct {
             return;
         }
@@ -209,7 +209,7 @@ unsafe fn publish(r: *mut MessageRecord, h: &Header, pos: u32, (span, small): (u
 #[inline(always)]
 fn peer_log(ctx: &RankContext, place: Place) -> Option<(PeerLog, Credit)> {
     // SAFETY: `place` is a rank of a process in the peer table.
-    let peer = unsafe { peer(ctx, process_index(ctx, place.world)) };
+    let peer = unsafe { *ctx.peer(process_index(ctx, place.world)) };
     let logs = PeerLogs {
         ranks: peer.ranks,
         logs: ctx.peer_logs,

@@ -103,8 +103,6 @@ impl Runtime {
                 core::mem::size_of::<RankContext>(),
             )
         };
-        // SAFETY: the caller's context.
-        unsafe { route::stage_peers(context, block) };
         // In the prologue, before its barrier: a kernel's body then keeps
         // only the shared accesses it uses (`tests/ptx_instructions.rs`).
         trace::reset(block);

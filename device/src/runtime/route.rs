@@ -9,71 +9,6 @@ use super::Runtime;
 use crate::abi::{Call, Fault, Peer, RankContext, Route};
 use crate::block::Block;
 
-/// Processes whose peer entries each rank copies into its shared memory
-/// at the start of its kernel (the job's whole table, if it has no more).
-/// Every poll of a wait invalidates the L1 cache, so after a wait a put to
-/// another process found its peer in two dependent trips to L2 (the search
-/// by first rank, then the entry).
-pub(crate) const SHARED_PEERS: usize = 8;
-const PEER_WORDS: usize = core::mem::size_of::<Peer>() / 8;
-const _: () = assert!(core::mem::size_of::<Peer>().is_multiple_of(8));
-
-crate::shared_array!(static DCUDA_PEERS: [u64; SHARED_PEERS * PEER_WORDS]);
-
-/// Copies the peer table into the rank's shared memory where it fits, with
-/// the block copy (in the kernel's prologue, before its barrier).
-///
-/// # Safety
-/// `context` is the run's context, valid and unchanged for the launch.
-#[inline(always)]
-pub(super) unsafe fn stage_peers(context: *const RankContext, block: &Block) {
-    // SAFETY: the caller's context; its peer table has `processes` entries.
-    unsafe {
-        let processes = (*context).processes as usize;
-        if processes <= SHARED_PEERS {
-            let to = DCUDA_PEERS.as_mut_ptr() as *mut u8;
-            let bytes = processes * core::mem::size_of::<Peer>();
-            block.copy(to, (*context).peers as *const u8, bytes);
-        }
-    }
-}
-
-/// The entry of process `p` in the peer table: from the rank's copy where
-/// the table fits in it, but its route always from the table, which the
-/// host changes when it sends a peer's traffic through itself (`demote`).
-/// A caller that uses no route loads none.
-///
-/// # Safety
-/// `p` is a process of the job.
-#[inline(always)]
-pub(crate) unsafe fn peer(ctx: &RankContext, p: u32) -> Peer {
-    // SAFETY: `p` has an entry in the table, and in the copy when it fits.
-    unsafe {
-        if ctx.processes as usize <= SHARED_PEERS {
-            let mut peer = (DCUDA_PEERS.as_mut_ptr() as *const Peer)
-                .add(p as usize)
-                .read();
-            peer.route = (*ctx.peer(p)).route;
-            peer
-        } else {
-            *ctx.peer(p)
-        }
-    }
-}
-
-/// The first world rank of process `p` (`p` a process of the job).
-#[inline(always)]
-fn first_of(ctx: &RankContext, p: u32) -> u32 {
-    // SAFETY: the caller's process index is below `processes`.
-    unsafe {
-        if ctx.processes as usize <= SHARED_PEERS {
-            (*(DCUDA_PEERS.as_mut_ptr() as *const Peer).add(p as usize)).first
-        } else {
-            (*ctx.peer(p)).first
-        }
-    }
-}
-
 /// A located rank.
 #[derive(Clone, Copy)]
 pub(crate) struct Place {
@@ -99,9 +34,9 @@ impl Place {
 /// The process holding world rank `world` (binary search: `peers` is sorted
 /// by first rank). The caller checked that `world` is in the world.
 #[inline(always)]
-pub(crate) fn process_of(ctx: &RankContext, world: u32) -> Peer {
+pub(super) fn process_of(ctx: &RankContext, world: u32) -> Peer {
     // SAFETY: an index in the peer table.
-    unsafe { peer(ctx, process_index(ctx, world)) }
+    unsafe { *ctx.peer(process_index(ctx, world)) }
 }
 
 /// The index of the process holding world rank `world`.
@@ -110,7 +45,8 @@ pub(crate) fn process_index(ctx: &RankContext, world: u32) -> u32 {
     let (mut lo, mut hi) = (0u32, ctx.processes);
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
-        if first_of(ctx, mid) <= world {
+        // SAFETY: `peers` has `processes` entries.
+        if unsafe { (*ctx.peer(mid)).first } <= world {
             lo = mid;
         } else {
             hi = mid;
@@ -158,13 +94,12 @@ impl Runtime {
 mod tests {
     use super::*;
 
-    /// A job of more processes than a rank copies into shared memory
-    /// reads the peer table itself (the world tests run at most four).
+    /// The world tests run at most four processes: a larger job's table
+    /// is searched here.
     #[test]
     fn a_job_of_many_processes_finds_each_rank_in_the_table() {
         let firsts = [0u32, 3, 5, 6, 10, 17, 18, 30, 31, 40, 44, 52];
         let total = 60;
-        assert!(firsts.len() > SHARED_PEERS);
         let table: [Peer; 12] = core::array::from_fn(|p| Peer {
             first: firsts[p],
             ranks: firsts.get(p + 1).unwrap_or(&total) - firsts[p],
@@ -182,9 +117,7 @@ mod tests {
             let found = process_of(&ctx, world);
             assert!(found.first <= world && world < found.first + found.ranks);
             assert_eq!((found.first, found.node), (firsts[p], p as u32 / 4));
-            // SAFETY: `p` is a process of the table.
-            let peer = unsafe { peer(&ctx, p as u32) };
-            assert_eq!((peer.first, peer.route), (firsts[p], (p % 3) as u32));
+            assert_eq!(found.route, (p % 3) as u32);
         }
     }
 }

@@ -290,7 +290,7 @@ impl Runtime {
                     let w = world_rank(&ctx, parent, i);
                     let process = super::route::process_index(&ctx, w);
                     // SAFETY: a process of the job.
-                    let first = unsafe { super::route::peer(&ctx, process).first };
+                    let first = unsafe { (*ctx.peer(process)).first };
                     let (mut rank, mut lowest) = (0, true);
                     for j in 0..n {
                         let f = entry(j);

@@ -23,7 +23,7 @@
 
 use super::comm::{world_rank, Comm, CommKind};
 use super::notify::{init_consumed, try_consume};
-use super::route::{peer, process_index, Place};
+use super::route::{process_index, Place};
 use super::slices::TILE;
 use super::Runtime;
 use crate::abi::{
@@ -129,7 +129,7 @@ impl<F: Fn(&RankContext, u32, u32) -> *mut u8> Runs<F> {
         if comm.kind == CommKind::World {
             // The world's ranks are numbered process by process.
             // SAFETY: a process of the job.
-            let peer = unsafe { peer(ctx, process) };
+            let peer = unsafe { *ctx.peer(process) };
             return match from {
                 f if f < peer.first => peer.first,
                 f if f < peer.first + peer.ranks => f,
@@ -371,7 +371,7 @@ impl Runtime {
         let ctx = self.ctx();
         let world = self.rep_world_rank(comm, r);
         // SAFETY: a rank of the job, so its process is in the table.
-        let peer = unsafe { peer(ctx, process_index(ctx, world)) };
+        let peer = unsafe { *ctx.peer(process_index(ctx, world)) };
         let place = Place {
             world,
             dev: world - peer.first,
