@@ -16,23 +16,16 @@ out=${OUT:-/tmp}
 res=/tmp/ab-res && rm -rf "$res" && mkdir -p "$res"
 log=$res/ab.log
 REPS=${REPS:-2}
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
+. ./gpu-lib.sh
+gpu_env
 DCUDA_COMMIT=$(sed -n 1p COMMIT) && export DCUDA_COMMIT
 commit_before=$(sed -n 2p COMMIT)
 mpi=(mpirun --allow-run-as-root --bind-to none -np 2)
-{
-  echo "A/B: $(tr '\n' ' ' < COMMIT)(new, before), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
-  nvidia-smi topo -m | head -3
-} 2>&1 | tee "$log"
-nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
+gpu_header "A/B: $(tr '\n' ' ' < COMMIT)(new, before)"
 for b in nvshmem_peer nvshmem_typed; do
-  (nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) baselines/$b.cu -o /tmp/$b \
-    -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib" > "$res/build-$b.log" 2>&1) &
+  build_nvshmem $b > "$res/build-$b.log" 2>&1 &
 done
 (nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu > "$res/build-jacobi.log" 2>&1) &
-. ./gpu-lib.sh
 if [ -z "${SKIP_CHECKS:-}" ]; then
   run "typed tests" bin/typed_tests
   RUN_LIMIT=200 run "world_checks -np 2" "${mpi[@]}" bin/world_checks

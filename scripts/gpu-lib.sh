@@ -60,3 +60,25 @@ for f in sorted(glob.glob(f"{sys.argv[1]}/*.csv")):
         print(f"{f.split('/')[-1]}: {k}: median {statistics.median(v):.5f} s of {len(v)}: {' '.join(f'{x:.5f}' for x in v)}")
 PY
 }
+# The environment of every GPU run: the GPU backend, never NVLink
+# multicast (shared hosts), NVSHMEM over NVLink alone, bootstrapped on lo.
+gpu_env() {
+  export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+  export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
+}
+# `gpu_header TITLE`: TITLE, the GPUs and how they are joined, into $log.
+gpu_header() {
+  {
+    echo "$1, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+    nvidia-smi topo -m | head -$(( $(nvidia-smi -L | wc -l) + 1 ))
+  } 2>&1 | tee "$log"
+}
+# `build_nvshmem NAME`: baselines/NAME.cu against the NVSHMEM of the
+# machine's python (site-packages nvidia/nvshmem) into /tmp/NAME.
+build_nvshmem() {
+  local nv
+  nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
+  nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) "baselines/$1.cu" -o "/tmp/$1" \
+    -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib"
+}

@@ -75,8 +75,6 @@ row() {
 nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
 nccl=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nccl"))' 2>/dev/null)
 echo "NVSHMEM $nv ($(ls "$nv/lib" | tr '\n' ' ')); NCCL $nccl ($(ls "$nccl/lib" | tr '\n' ' '))" | tee -a "$log"
-build_nvshmem() { nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) "baselines/$1.cu" -o "/tmp/$1" \
-  -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib"; }
 (
   nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu > /tmp/build-jacobi.log 2>&1 &
   build_nvshmem nvshmem_collectives > /tmp/build-nvshmem-collectives.log 2>&1 &

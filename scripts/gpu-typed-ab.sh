@@ -15,20 +15,12 @@ out=${OUT:-/tmp}
 res=/tmp/typed-ab && rm -rf "$res" && mkdir -p "$res"
 log=$res/typed.log
 REPS=${REPS:-2}
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo
+. ./gpu-lib.sh
+gpu_env
 DCUDA_COMMIT=$(sed -n 1p COMMIT) && export DCUDA_COMMIT
 commit_before=$(sed -n 2p COMMIT) commit_mid=$(sed -n 3p COMMIT)
-{
-  echo "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before, mid), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
-  nvidia-smi topo -m | head -3
-} 2>&1 | tee "$log"
-nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
-(nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) baselines/nvshmem_typed.cu -o /tmp/nvshmem_typed \
-  -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib" > "$res/build.log" 2>&1) &
-pass=0 fail=0 failed=()
-. ./gpu-lib.sh
+gpu_header "typed A/B: $(tr '\n' ' ' < COMMIT)(new, before, mid)"
+build_nvshmem nvshmem_typed > "$res/build.log" 2>&1 &
 if [ -z "${SKIP_CHECKS:-}" ]; then
   run "typed tests" tests/typed
   run "typed_random tests" tests/typed_random
