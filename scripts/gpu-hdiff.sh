@@ -27,7 +27,7 @@ for v in "examples/hdiff" "examples/hdiff_mpi" "examples/hdiff_mpi --overlap"; d
 done
 
 csv=$out/hdiff.csv
-echo "program,backend,processes,units,threads,nx,ny,nz,iters,seconds,check,batch,max_registers" > "$csv"
+echo "program,backend,processes,units,threads,nx,ny,nz,iters,seconds,check,batch,max_registers,chunk" > "$csv"
 for grid in $GRIDS; do
   IFS=: read -r nx ny nz <<< "$grid"
   size=(--nx "$nx" --ny "$ny" --nz "$nz" --no-check)

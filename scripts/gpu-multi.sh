@@ -199,7 +199,9 @@ if want apps; then
   for rep in $(seq "$REPS2"); do
     for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32" "${four_hdiff[@]}"; do
       read -r n nx ny nz <<< "$cfg"
-      for v in hdiff hdiff_mpi "hdiff_mpi --overlap"; do
+      # The baselines at 512 threads too: their fastest on the small grids
+      # of an H200 (../bench/results/2026-11-28-hdiff-chunks-h200x2/).
+      for v in hdiff hdiff_mpi "hdiff_mpi --overlap" "hdiff_mpi --threads 512" "hdiff_mpi --overlap --threads 512"; do
         row "$csv" "$v $nx×$ny×$nz np $n" mpi $n examples/$v --nx $nx --ny $ny --nz $nz --no-check
       done
     done

@@ -38,6 +38,8 @@ pub struct StageArgs {
     pub first: u32,
     /// See `first`.
     pub end: u32,
+    /// Points of a row walked down a block's rows at a time (see [`Walk`]).
+    pub chunk: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
@@ -45,9 +47,11 @@ unsafe impl KernelParam for StageArgs {}
 
 // ANCHOR: stage
 /// One stage over rows `s.first..s.end`, a thread loading `batch` points
-/// before it stores any.
+/// before it stores any, and walking a band of rows by chunks of
+/// `s.chunk` points if `chunked` (else row by row: a walk by chunks costs
+/// registers, and so occupancy, that a block of one row has no use for).
 #[inline(always)]
-unsafe fn stage(s: StageArgs, batch: u32) {
+unsafe fn stage(s: StageArgs, batch: u32, chunked: bool) {
     let (b, blocks) = (block_idx().x, grid_dim().x);
     let (lo, hi) = split(s.end - s.first, blocks, b);
     let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
@@ -55,6 +59,7 @@ unsafe fn stage(s: StageArgs, batch: u32) {
         thread: thread_idx().x as usize,
         threads: block_dim().x as usize,
         batch,
+        chunk: if chunked { s.chunk } else { 0 },
     };
     match s.stage {
         0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),
@@ -63,11 +68,11 @@ unsafe fn stage(s: StageArgs, batch: u32) {
     }
 }
 
-/// The stage kernels, one a batch: a kernel's registers are those of its
-/// busiest path, so a batch of 8 in the same kernel would cost the batch
-/// of 1 its occupancy.
+/// The stage kernels, one a batch and walk: a kernel's registers are
+/// those of its busiest path, so a batch of 8 in the same kernel would cost
+/// the batch of 1 its occupancy.
 macro_rules! stage_kernels {
-    ($($name:ident = $batch:literal),*) => {$(
+    ($($name:ident = $batch:literal, $chunked:literal;)*) => {$(
         /// One stage over rows `s.first..s.end`, split evenly among the
         /// blocks, a thread loading this many points before storing any.
         ///
@@ -77,15 +82,19 @@ macro_rules! stage_kernels {
         /// writes (the stencils' contracts).
         #[kernel]
         pub unsafe fn $name(s: StageArgs) {
-            stage(s, $batch)
+            stage(s, $batch, $chunked)
         }
     )*};
 }
 stage_kernels!(
-    hdiff_stage_1 = 1,
-    hdiff_stage_2 = 2,
-    hdiff_stage_4 = 4,
-    hdiff_stage_8 = 8
+    hdiff_stage_1 = 1, false;
+    hdiff_stage_2 = 2, false;
+    hdiff_stage_4 = 4, false;
+    hdiff_stage_8 = 8, false;
+    hdiff_bands_1 = 1, true;
+    hdiff_bands_2 = 2, true;
+    hdiff_bands_4 = 4, true;
+    hdiff_bands_8 = 8, true;
 );
 // ANCHOR_END: stage
 

@@ -69,6 +69,12 @@ pub struct Work {
 /// move loads above them itself; a batch keeps more loads in flight, which
 /// a rank kernel's low occupancy needs and a full GPU of blocks may not
 /// (more registers).
+///
+/// A band of several rows is walked `chunk` points of a row at a time,
+/// down all its rows, before the next `chunk` points: a stencil reads the
+/// rows beside a point, and a row read again one whole row later has left
+/// the L2 cache when a hundred bands stream at once (a row is 128 KiB a
+/// field at 512 × 32). Within a chunk the rows were read a chunk ago.
 #[derive(Clone, Copy, Debug)]
 pub struct Walk {
     /// This thread.
@@ -77,6 +83,9 @@ pub struct Walk {
     pub threads: usize,
     /// Points loaded before they are stored.
     pub batch: u32,
+    /// Points of a row walked down the band's rows at a time; 0 for whole
+    /// rows.
+    pub chunk: u32,
 }
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
@@ -99,40 +108,52 @@ fn each_point<V: Copy + Default>(
     }
 }
 
+// ANCHOR: walk
 #[inline(always)]
 fn batched<V: Copy + Default, const B: usize>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
     Walk {
-        thread, threads, ..
+        thread,
+        threads,
+        chunk,
+        ..
     }: Walk,
     load: impl Fn(usize, u32) -> V,
     mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
-    let mut j = rows.0;
-    while j < rows.1 {
-        let mut e = thread;
-        while e < w {
-            let mut points = [(0usize, 0u32, false, V::default()); B];
-            for (k, p) in points.iter_mut().enumerate() {
-                let at = e + k * threads;
-                let x = at as u32 % shape.nx;
-                if at < w && x >= xs.0 && x < xs.1 {
-                    *p = (j * w + at, x, true, load(j * w + at, x));
+    // A chunk of 0 known at compile time leaves the loop of rows alone.
+    let chunk = if chunk == 0 { w } else { chunk as usize };
+    let mut from = 0;
+    while from < w {
+        let to = w.min(from + chunk);
+        let mut j = rows.0;
+        while j < rows.1 {
+            let mut e = from + thread;
+            while e < to {
+                let mut points = [(0usize, 0u32, false, V::default()); B];
+                for (k, p) in points.iter_mut().enumerate() {
+                    let at = e + k * threads;
+                    let x = at as u32 % shape.nx;
+                    if at < to && x >= xs.0 && x < xs.1 {
+                        *p = (j * w + at, x, true, load(j * w + at, x));
+                    }
                 }
-            }
-            for (c, x, live, v) in points {
-                if live {
-                    store(c, x, v);
+                for (c, x, live, v) in points {
+                    if live {
+                        store(c, x, v);
+                    }
                 }
+                e += B * threads;
             }
-            e += B * threads;
+            j += 1;
         }
-        j += 1;
+        from = to;
     }
 }
+// ANCHOR_END: walk
 
 /// Checks once that rows `rows` and their neighbours lie within every
 /// field: the stencils below index within that.

@@ -36,12 +36,15 @@ pub struct Options {
     /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
     /// 8; default: each program's fastest on an H100, see [`Defaults`]).
     pub batch: u32,
+    /// Points of a row a rank or block walks down its rows before the
+    /// next ones (`--chunk`, 0 for whole rows; see `Walk`).
+    pub chunk: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --overlap, --csv, --check | --no-check";
 
 /// What a program runs with unless told otherwise: each program's fastest
 /// on an H100 (`bench/results/2026-11-24-stencils-h100/`).
@@ -54,6 +57,10 @@ pub struct Defaults {
     /// Points a thread loads before it stores any.
     pub batch: u32,
 }
+
+/// Points of a row walked down a band's rows at a time, for both programs
+/// (a band of one row, the baseline's default, walks the same either way).
+pub const CHUNK: u32 = 4096;
 
 impl Defaults {
     /// The dcuda program's: one rank of 1024 threads an SM at 64
@@ -96,6 +103,7 @@ impl Options {
             csv: false,
             max_registers: defaults.max_registers,
             batch: defaults.batch,
+            chunk: CHUNK,
             check: false,
         };
         let mut check = None;
@@ -111,6 +119,7 @@ impl Options {
                 "--ranks" => o.units = Some(number("--ranks")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
                 "--batch" => o.batch = number("--batch")?,
+                "--chunk" => o.chunk = number("--chunk")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -343,6 +352,7 @@ impl Outcome {
             "check",
             "batch",
             "max_registers",
+            "chunk",
         ];
         let row = [
             self.program.clone(),
@@ -358,6 +368,7 @@ impl Outcome {
             self.checked.clone(),
             o.batch.to_string(),
             o.max_registers.to_string(),
+            o.chunk.to_string(),
         ];
         csv_record(&header, &row)
     }

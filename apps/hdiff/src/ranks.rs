@@ -25,6 +25,8 @@ pub struct HdiffArgs {
     pub iters: u32,
     /// Points a thread loads before it stores any (see [`Walk`]).
     pub batch: u32,
+    /// Points of a row walked down the rank's rows at a time (see [`Walk`]).
+    pub chunk: u32,
     /// Written by world rank 0: the nanoseconds of the iterations, the
     /// longest of any rank's device clock from the barrier before them to
     /// the barrier after them.
@@ -71,6 +73,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         thread: t.index() as usize,
         threads,
         batch: args.batch,
+        chunk: args.chunk,
     };
     let work = args.work;
 

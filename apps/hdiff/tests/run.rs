@@ -35,8 +35,19 @@ fn hdiff_one_rank() {
     run(
         None,
         env!("CARGO_BIN_EXE_hdiff"),
-        &with(&["--ranks", "1", "--batch", "1"]),
+        // A band of 23 rows walked 7 points of a row at a time: chunks
+        // that end mid-row and a last one that is shorter.
+        &with(&["--ranks", "1", "--batch", "1", "--chunk", "7"]),
     );
+}
+
+/// Bands of one and two rows: a rank's first row is its last, and
+/// the halo rows go up and down from the same row.
+#[test]
+fn hdiff_bands_of_one_and_two_rows() {
+    let rows = |ny, ranks| with(&["--ny", ny, "--ranks", ranks]);
+    run(None, env!("CARGO_BIN_EXE_hdiff"), &rows("6", "4"));
+    run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &rows("7", "3"));
 }
 
 #[test]
@@ -50,12 +61,12 @@ fn baselines_alone() {
     run(
         None,
         env!("CARGO_BIN_EXE_hdiff_mpi"),
-        &with(&["--ranks", "3"]),
+        &with(&["--ranks", "3", "--chunk", "0"]),
     );
     run(
         None,
         env!("CARGO_BIN_EXE_hdiff_mpi"),
-        &with(&["--ranks", "3", "--overlap", "--batch", "8"]),
+        &with(&["--ranks", "3", "--overlap", "--batch", "8", "--chunk", "5"]),
     );
 }
 

@@ -48,6 +48,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ny: o.ny,
         iters: o.iters,
         batch: o.batch,
+        chunk: o.chunk,
         elapsed: elapsed.slice(),
     };
     // SAFETY: every field has the band's shape; all outlive the run.

@@ -15,8 +15,8 @@ use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
 use hdiff_kernels::{
-    Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_STAGE_1, HDIFF_STAGE_2, HDIFF_STAGE_4,
-    HDIFF_STAGE_8,
+    Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_BANDS_1, HDIFF_BANDS_2, HDIFF_BANDS_4,
+    HDIFF_BANDS_8, HDIFF_STAGE_1, HDIFF_STAGE_2, HDIFF_STAGE_4, HDIFF_STAGE_8,
 };
 
 fn main() {
@@ -36,7 +36,8 @@ struct Solver<'a> {
     shape: Shape,
     blocks: u32,
     threads: u32,
-    batch: u32,
+    kernel: &'static Kernel<(StageArgs,)>,
+    chunk: u32,
     main: Stream,
     side: Stream,
     lap: DeviceBuffer<f64>,
@@ -70,13 +71,14 @@ impl Solver<'_> {
             stage: stage as u32,
             first: rows.0,
             end: rows.1,
+            chunk: self.chunk,
         };
         let config = LaunchConfig::linear(blocks, self.threads);
         // SAFETY: every field has the process's shape and outlives the
         // stream's work (each iteration ends synchronised); the rows of one
         // launch are no other's, and a stage is queued after the stage and
         // the halos it reads.
-        unsafe { stream.launch(self.module, stage_kernel(self.batch), config, (args,))? };
+        unsafe { stream.launch(self.module, self.kernel, config, (args,))? };
         Ok(())
     }
 
@@ -156,10 +158,12 @@ fn run() -> Res<()> {
     let blocks = match o.units {
         Some(n) => n,
         // As many as fit at once, but no more than there are rows.
-        None => app_support::blocks_that_fit(&module, stage_kernel(o.batch), o.threads)?
+        None => app_support::blocks_that_fit(&module, stage_kernel(o.batch, false), o.threads)?
             .min(o.ny / job.procs as u32)
             .max(1),
     };
+    // Blocks of more than a row walk them by chunks (unless --chunk 0).
+    let kernel = stage_kernel(o.batch, o.chunk != 0 && blocks * (job.procs as u32) < o.ny);
     let total = blocks * job.procs as u32;
     if total > o.ny {
         return Err(format!(
@@ -177,7 +181,8 @@ fn run() -> Res<()> {
         shape,
         blocks,
         threads: o.threads,
-        batch: o.batch,
+        kernel,
+        chunk: o.chunk,
         main: rt.stream()?,
         side: rt.stream()?,
         lap: rt.alloc::<f64>(shape.len())?,
@@ -232,12 +237,17 @@ fn run() -> Res<()> {
     Ok(())
 }
 
-/// The stage kernel of `batch` points.
-fn stage_kernel(batch: u32) -> &'static Kernel<(StageArgs,)> {
-    match batch {
-        1 => &HDIFF_STAGE_1,
-        2 => &HDIFF_STAGE_2,
-        4 => &HDIFF_STAGE_4,
-        _ => &HDIFF_STAGE_8,
+/// The stage kernel of `batch` points, walking its bands by chunks if
+/// `chunked`.
+fn stage_kernel(batch: u32, chunked: bool) -> &'static Kernel<(StageArgs,)> {
+    match (batch, chunked) {
+        (1, false) => &HDIFF_STAGE_1,
+        (2, false) => &HDIFF_STAGE_2,
+        (4, false) => &HDIFF_STAGE_4,
+        (_, false) => &HDIFF_STAGE_8,
+        (1, true) => &HDIFF_BANDS_1,
+        (2, true) => &HDIFF_BANDS_2,
+        (4, true) => &HDIFF_BANDS_4,
+        (_, true) => &HDIFF_BANDS_8,
     }
 }
