@@ -47,6 +47,9 @@ fn hdiff_one_rank() {
 fn hdiff_bands_of_one_and_two_rows() {
     let rows = |ny, ranks| with(&["--ny", ny, "--ranks", ranks]);
     run(None, env!("CARGO_BIN_EXE_hdiff"), &rows("6", "4"));
+    // Two ranks: each is the other's neighbour on both sides, once next to
+    // it in the process's rows and once across the periodic ends.
+    run(None, env!("CARGO_BIN_EXE_hdiff"), &rows("5", "2"));
     run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &rows("7", "3"));
 }
 
