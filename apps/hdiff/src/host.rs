@@ -21,6 +21,9 @@ pub struct Options {
     /// Threads per rank or block (`--threads`, a power of two from 32 to
     /// 1024; default: see [`Defaults`]).
     pub threads: u32,
+    /// Whether `--threads` was given; if not, the dcuda program picks them
+    /// by [`balanced_threads`].
+    pub threads_given: bool,
     /// Ranks (dcuda) or blocks (baseline) per GPU (`--ranks`); `None`: as
     /// many as fit at once, at most a row each.
     pub units: Option<u32>,
@@ -56,6 +59,30 @@ pub struct Defaults {
     pub max_registers: u32,
     /// Points a thread loads before it stores any.
     pub batch: u32,
+}
+
+/// The threads of the dcuda program's ranks when not given: the most of
+/// 1024, 512 and 256 whose ranks (as many as `fit(threads)`, at most a row
+/// each) split a process's `rows` within 10% of evenly, else the most even.
+/// A stage lasts as long as the rank with the most rows: 320 rows over 132
+/// ranks of 1024 threads give some three rows and the mean 2.4, while 320
+/// ranks of 256 threads each take one (`bench/results/2026-11-28-hdiff-chunks-h200x2/`).
+pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
+    let excess = |threads: u32| {
+        let ranks = fit(threads).clamp(1, rows.max(1));
+        let most = rows.div_ceil(ranks);
+        most as f64 * ranks as f64 / rows.max(1) as f64
+    };
+    const CHOICES: [u32; 3] = [1024, 512, 256];
+    CHOICES
+        .into_iter()
+        .find(|&t| excess(t) <= 1.1)
+        .unwrap_or_else(|| {
+            CHOICES
+                .into_iter()
+                .min_by(|&a, &b| excess(a).total_cmp(&excess(b)))
+                .unwrap_or(1024)
+        })
 }
 
 /// Points of a row walked down a band's rows at a time, for both programs
@@ -98,6 +125,7 @@ impl Options {
             nz: 32,
             iters: 200,
             threads: defaults.threads,
+            threads_given: false,
             units: None,
             overlap: false,
             csv: false,
@@ -115,7 +143,10 @@ impl Options {
                 "--ny" => o.ny = number("--ny")?,
                 "--nz" => o.nz = number("--nz")?,
                 "--iters" => o.iters = number("--iters")?,
-                "--threads" => o.threads = number("--threads")?,
+                "--threads" => {
+                    o.threads = number("--threads")?;
+                    o.threads_given = true;
+                }
                 "--ranks" => o.units = Some(number("--ranks")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
                 "--batch" => o.batch = number("--batch")?,

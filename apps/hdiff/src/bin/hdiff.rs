@@ -4,7 +4,7 @@
 //! Options: see `hdiff_kernels::host::Options`.
 
 use dcuda::{RunConfig, Runtime};
-use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
+use hdiff_kernels::host::{balanced_threads, check, Band, Defaults, Options, Outcome};
 use hdiff_kernels::{HdiffArgs, Work, HDIFF};
 
 fn main() {
@@ -12,12 +12,16 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse(Defaults::RANKS)?;
+    let mut o = Options::parse(Defaults::RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
+    let procs = rt.job().map_or(1, |j| j.processes());
+    if !o.threads_given && o.units.is_none() {
+        let fits = |threads| module.max_ranks(&HDIFF, threads).unwrap_or(0);
+        o.threads = balanced_threads(o.ny / procs, fits);
+    }
     let fit = app_support::ranks_that_fit(&module, &HDIFF, o.threads, o.max_registers)?;
     // By default as many ranks as fit, but no more than there are rows.
-    let procs = rt.job().map_or(1, |j| j.processes());
     let config = RunConfig::new(o.threads).ranks(o.units.unwrap_or(fit.min(o.ny / procs).max(1)));
     let info = module.rank_info(&HDIFF, &config)?;
     if info.rank_count > o.ny {

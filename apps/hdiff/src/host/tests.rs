@@ -78,3 +78,20 @@ fn the_csv_row_matches_its_header() {
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
     assert!(lines[0].contains("batch,max_registers"), "{text}");
 }
+
+#[test]
+fn ranks_take_the_threads_that_split_the_rows_evenly() {
+    // An H200 at 64 registers: 132, 264 and 528 ranks of 1024, 512, 256.
+    let h200 = |threads: u32| 132 * (1024 / threads);
+    assert_eq!(
+        balanced_threads(1280, h200),
+        1024,
+        "10 rows at most, 9.7 the mean"
+    );
+    assert_eq!(balanced_threads(320, h200), 256, "a row each");
+    assert_eq!(balanced_threads(160, h200), 512, "a row each");
+    assert_eq!(balanced_threads(2560, h200), 1024);
+    // Nothing splits well: the most even.
+    assert_eq!(balanced_threads(7, |_| 4), 1024);
+    assert_eq!(balanced_threads(0, h200), 1024);
+}
