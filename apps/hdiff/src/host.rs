@@ -7,6 +7,9 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+mod geometry;
+pub use geometry::{balanced_threads, Defaults, CHUNK};
+
 /// The programs' options.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -48,63 +51,6 @@ pub struct Options {
 }
 
 const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --overlap, --csv, --check | --no-check";
-
-/// What a program runs with unless told otherwise: each program's fastest
-/// on an H100 (`bench/results/2026-11-24-stencils-h100/`).
-#[derive(Clone, Copy, Debug)]
-pub struct Defaults {
-    /// Threads per rank or block.
-    pub threads: u32,
-    /// The register cap of the dcuda program.
-    pub max_registers: u32,
-    /// Points a thread loads before it stores any.
-    pub batch: u32,
-}
-
-/// The threads of the dcuda program's ranks when not given: the most of
-/// 1024, 512 and 256 whose ranks (as many as `fit(threads)`, at most a row
-/// each) split a process's `rows` within 10% of evenly, else the most even.
-/// A stage lasts as long as the rank with the most rows: 320 rows over 132
-/// ranks of 1024 threads give some three rows and the mean 2.4, while 320
-/// ranks of 256 threads each take one (`bench/results/2026-11-28-hdiff-chunks-h200x2/`).
-pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
-    let excess = |threads: u32| {
-        let ranks = fit(threads).clamp(1, rows.max(1));
-        let most = rows.div_ceil(ranks);
-        most as f64 * ranks as f64 / rows.max(1) as f64
-    };
-    const CHOICES: [u32; 3] = [1024, 512, 256];
-    CHOICES
-        .into_iter()
-        .find(|&t| excess(t) <= 1.1)
-        .unwrap_or_else(|| {
-            CHOICES
-                .into_iter()
-                .min_by(|&a, &b| excess(a).total_cmp(&excess(b)))
-                .unwrap_or(1024)
-        })
-}
-
-/// Points of a row walked down a band's rows at a time, for both programs
-/// (a band of one row, the baseline's default, walks the same either way).
-pub const CHUNK: u32 = 4096;
-
-impl Defaults {
-    /// The dcuda program's: one rank of 1024 threads an SM at 64
-    /// registers (the rank kernel's runtime paths need more uncapped),
-    /// faster than two of 256 or 512.
-    pub const RANKS: Defaults = Defaults {
-        threads: 1024,
-        max_registers: 64,
-        batch: 1,
-    };
-    /// The baseline's.
-    pub const BLOCKS: Defaults = Defaults {
-        threads: 128,
-        max_registers: 64,
-        batch: 2,
-    };
-}
 
 impl Options {
     /// Parses the command line.
