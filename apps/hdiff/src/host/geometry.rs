@@ -16,13 +16,18 @@ pub struct Defaults {
 
 /// The threads of the dcuda program's ranks when not given: the most of
 /// 1024, 512 and 256 whose ranks (as many as `fit(threads)`, at most a row
-/// each) split a process's `rows` within 10% of evenly, else the most even.
+/// each) split a process's `rows` within 10% of evenly, else the most even;
+/// threads of which no rank fits are never taken while others fit (with
+/// none, 1024, which the caller then reports as not fitting).
 /// A stage lasts as long as the rank with the most rows: 320 rows over 132
 /// ranks of 1024 threads give some three rows and the mean 2.4, while 320
 /// ranks of 256 threads each take one (`bench/results/2026-11-28-hdiff-chunks-h200x2/`).
 pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
     let excess = |threads: u32| {
-        let ranks = fit(threads).clamp(1, rows.max(1));
+        if fit(threads) == 0 {
+            return f64::INFINITY;
+        }
+        let ranks = fit(threads).min(rows.max(1));
         let most = rows.div_ceil(ranks);
         most as f64 * ranks as f64 / rows.max(1) as f64
     };

@@ -94,4 +94,7 @@ fn ranks_take_the_threads_that_split_the_rows_evenly() {
     // Nothing splits well: the most even.
     assert_eq!(balanced_threads(7, |_| 4), 1024);
     assert_eq!(balanced_threads(0, h200), 1024);
+    // Threads of which no rank fits are passed over.
+    let no_1024 = |threads: u32| if threads == 1024 { 0 } else { h200(threads) };
+    assert_eq!(balanced_threads(1280, no_1024), 512);
 }
