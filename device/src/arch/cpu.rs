@@ -111,6 +111,11 @@ pub fn sqrt(x: f64) -> f64 {
     x.sqrt()
 }
 
+#[inline(always)]
+pub fn opaque(x: f64) -> f64 {
+    x
+}
+
 pub fn nanosleep(ns: u32) {
     emu::check_abort();
     if ns >= 1_000 {

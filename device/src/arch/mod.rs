@@ -267,6 +267,16 @@ pub fn sqrt(x: f64) -> f64 {
     imp::sqrt(x)
 }
 
+/// `x`, which the optimizer may not look through (`mov.b64` in inline PTX;
+/// the value itself on the CPU). For a value chosen to keep the GPU on a
+/// fast path that the optimizer would otherwise prove unneeded and fold
+/// away: Aliev–Panfilov divides one instead of zero and selects zero after,
+/// and without this LLVM divides the zero again.
+#[inline(always)]
+pub fn opaque(x: f64) -> f64 {
+    imp::opaque(x)
+}
+
 /// The GPU's global nanosecond timer (`%globaltimer`); wall-clock
 /// nanoseconds in the emulator. Each thread reads its own: in a rank
 /// kernel use `Rank::timestamp`, read once and the same on every thread
