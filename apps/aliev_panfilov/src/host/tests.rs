@@ -77,3 +77,52 @@ fn the_csv_row_matches_its_header() {
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
     assert!(lines[0].contains("batch,max_registers"), "{text}");
 }
+
+#[test]
+fn mirror_pieces_cover_a_rectangle_once_and_hold_every_mirroring_point() {
+    use crate::layout::{Fields, Rect};
+    for (width, height) in [(1, 1), (2, 3), (3, 2), (4, 4), (7, 5)] {
+        for edges in 0..16 {
+            let f = Fields {
+                width,
+                height,
+                edges,
+            };
+            let mirrors = |j: u32, i: u32| {
+                (i == 2 && edges & Fields::WEST != 0)
+                    || (i == width - 1 && edges & Fields::EAST != 0)
+                    || (j == 2 && edges & Fields::NORTH != 0)
+                    || (j == height - 1 && edges & Fields::SOUTH != 0)
+            };
+            for (y0, y1, x0, x1) in (1..=height + 1).flat_map(|y0| {
+                (y0..=height + 1).flat_map(move |y1| {
+                    (1..=width + 1)
+                        .flat_map(move |x0| (x0..=width + 1).map(move |x1| (y0, y1, x0, x1)))
+                })
+            }) {
+                let rect = Rect { y0, y1, x0, x1 };
+                let pieces = f.mirror_pieces(rect);
+                for j in 0..height + 2 {
+                    for i in 0..width + 2 {
+                        let holders: Vec<bool> = pieces
+                            .iter()
+                            .filter(|(p, _)| p.y0 <= j && j < p.y1 && p.x0 <= i && i < p.x1)
+                            .map(|&(_, m)| m)
+                            .collect();
+                        let inside = y0 <= j && j < y1 && x0 <= i && i < x1;
+                        assert_eq!(holders.len(), inside as usize, "{f:?} {rect:?} ({j}, {i})");
+                        if inside && mirrors(j, i) {
+                            assert!(
+                                holders[0],
+                                "{f:?} {rect:?} ({j}, {i}) mirrors outside a strip"
+                            );
+                        }
+                    }
+                }
+                for (p, _) in pieces {
+                    assert!(p.y0 <= p.y1 && p.x0 <= p.x1, "{f:?} {rect:?}: {p:?}");
+                }
+            }
+        }
+    }
+}
