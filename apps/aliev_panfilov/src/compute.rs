@@ -119,10 +119,10 @@ pub unsafe fn step(
 ) {
     let state = (old, new, r);
     match walk.batch {
-        1 => in_pieces::<1>(fields, state, rect, s, walk),
-        2 => in_pieces::<2>(fields, state, rect, s, walk),
-        4 => in_pieces::<4>(fields, state, rect, s, walk),
-        _ => in_pieces::<8>(fields, state, rect, s, walk),
+        1 => batched::<1>(fields, state, rect, s, walk),
+        2 => batched::<2>(fields, state, rect, s, walk),
+        4 => batched::<4>(fields, state, rect, s, walk),
+        _ => batched::<8>(fields, state, rect, s, walk),
     }
 }
 // ANCHOR_END: step
@@ -159,28 +159,22 @@ unsafe fn batched_apart<const BATCH: usize>(
     s: &TimeStep,
     walk: &Walk,
 ) {
-    in_pieces::<BATCH>(*fields, *state, *rect, *s, *walk)
-}
-
-/// The walk over `rect` by [`Fields::mirror_pieces`]: the points that
-/// mirror to ghost points in strips that check for it, the middle in a
-/// walk whose mirror checks fold away and keep fewer values live.
-#[inline(always)]
-unsafe fn in_pieces<const BATCH: usize>(
-    fields: Fields,
-    state: (DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>),
-    rect: Rect,
-    s: TimeStep,
-    walk: Walk,
-) {
-    let inner = Fields { edges: 0, ..fields };
-    for (piece, mirrors) in fields.mirror_pieces(rect) {
-        // Two calls: one with the edges a constant 0.
-        if mirrors {
-            batched::<BATCH>(fields, state, piece, s, walk)
-        } else {
-            batched::<BATCH>(inner, state, piece, s, walk)
-        }
+    // Whether the rectangle holds a point that mirrors to a ghost point
+    // (the point one in from a side on the grid's boundary).
+    let mirrors = (fields.edges & Fields::WEST != 0 && rect.x0 <= 2)
+        || (fields.edges & Fields::EAST != 0 && rect.x1 >= fields.width)
+        || (fields.edges & Fields::NORTH != 0 && rect.y0 <= 2)
+        || (fields.edges & Fields::SOUTH != 0 && rect.y1 >= fields.height);
+    if !mirrors {
+        // None: the walk's mirror checks fold away and it keeps fewer
+        // values live.
+        let inner = Fields {
+            edges: 0,
+            ..*fields
+        };
+        batched::<BATCH>(inner, *state, *rect, *s, *walk)
+    } else {
+        batched::<BATCH>(*fields, *state, *rect, *s, *walk)
     }
 }
 

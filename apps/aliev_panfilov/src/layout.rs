@@ -200,63 +200,6 @@ impl Fields {
         self.len() == 0
     }
 
-    /// `rect` in five pieces that cover it once, `(piece, mirrors)`: the
-    /// two rows and two columns along each boundary side, which hold
-    /// every point that mirrors to a ghost point (`mirrors` true, some
-    /// empty), and the middle, which holds none. A walk that checks each
-    /// point for mirroring took a rank on the boundary 26% longer a side
-    /// than one that does not (4096² on an H200), so only the strips pay.
-    #[inline(always)]
-    pub fn mirror_pieces(&self, rect: Rect) -> [(Rect, bool); 5] {
-        let side = |s: u32| self.edges & s != 0;
-        // A side's strip ends at the point one in (row or column 2) or
-        // starts at the one before the last; clamped into the rectangle.
-        let clamp = |v: u32, lo: u32, hi: u32| v.max(lo).min(hi).max(lo);
-        let y0 = if side(Self::NORTH) {
-            clamp(3, rect.y0, rect.y1)
-        } else {
-            rect.y0
-        };
-        let y1 = if side(Self::SOUTH) {
-            clamp(self.height.saturating_sub(1), y0, rect.y1)
-        } else {
-            rect.y1
-        };
-        let x0 = if side(Self::WEST) {
-            clamp(3, rect.x0, rect.x1)
-        } else {
-            rect.x0
-        };
-        let x1 = if side(Self::EAST) {
-            clamp(self.width.saturating_sub(1), x0, rect.x1)
-        } else {
-            rect.x1
-        };
-        let rows = |y0, y1| Rect { y0, y1, ..rect };
-        let middle = Rect { y0, y1, x0, x1 };
-        [
-            (rows(rect.y0, y0), true),
-            (rows(y1, rect.y1), true),
-            (
-                Rect {
-                    x1: x0,
-                    x0: rect.x0,
-                    ..middle
-                },
-                true,
-            ),
-            (
-                Rect {
-                    x0: x1,
-                    x1: rect.x1,
-                    ..middle
-                },
-                true,
-            ),
-            (middle, false),
-        ]
-    }
-
     /// The whole interior.
     #[inline(always)]
     pub fn interior(&self) -> Rect {
