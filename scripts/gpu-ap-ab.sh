@@ -2,7 +2,7 @@
 # Aliev–Panfilov: the dcuda program and both baselines against the same
 # programs of an earlier commit (`*_before`), alternated REPS times, on
 # one GPU and across two where there are two; every row into
-# $OUT/ap/*.csv, medians into $OUT/ap/log. Checks first: every variant
+# $OUT/ap/*.csv, medians into $OUT/ap/log, all of it in $OUT/ap.tar.gz. Checks first: every variant
 # against the CPU reference, bitwise, on a small grid.
 #   SIZES: the square grids (default "4096 2048"); on two GPUs each is run
 #   strong (N×N) and weak (N×2N).
@@ -33,8 +33,13 @@ for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
   [ "$gpus" -ge 2 ] && run "check $v -np 2 procs-x 2" mpirun --allow-run-as-root --bind-to none -np 2 ./$v "${small[@]}" --procs-x 2
 done
 
-variants=(aliev_panfilov aliev_panfilov_before aliev_panfilov_mpi aliev_panfilov_mpi_before
-  "aliev_panfilov_mpi --overlap" "aliev_panfilov_mpi_before --overlap")
+# SUFFIXES: the builds to alternate, `now` this one, each other one the
+# programs named with that suffix.
+variants=()
+for x in ${SUFFIXES:-now _before}; do
+  [ "$x" = now ] && x=
+  variants+=("aliev_panfilov$x" "aliev_panfilov_mpi$x" "aliev_panfilov_mpi$x --overlap")
+done
 row_all() {
   local csv=$1 n=$2; shift 2
   for v in "${variants[@]}"; do
@@ -53,10 +58,12 @@ for rep in $(seq "$REPS"); do
 done
 if [ -n "${TRACES:-}" ]; then
   for s in $SIZES; do
-    for v in aliev_panfilov aliev_panfilov_before; do
+    for v in "${variants[@]}"; do
+      [[ $v = aliev_panfilov_mpi* ]] && continue
       traced_row "$v-$s" "$o/traced-$s.csv" "$v" 1 ./$v --size "$s" --no-check
     done
   done
 fi
 medians "$o" | tee -a "$log"
+tar -czf "$o.tar.gz" -C "$(dirname "$o")" "$(basename "$o")"
 summary

@@ -64,6 +64,9 @@ pub struct Summary {
     pub dropped: u64,
     /// Phases never ended, as in the trace.
     pub unclosed: u64,
+    /// Where spans were dropped, the end of the time every rank recorded
+    /// (ns): the sums stop there.
+    pub window_end_ns: Option<u64>,
 }
 
 /// Summarises `t`.
@@ -71,13 +74,18 @@ pub fn summarise(t: &Trace) -> Summary {
     let mut s = Summary {
         dropped: t.dropped,
         unclosed: t.unclosed,
+        window_end_ns: (t.dropped > 0).then(|| recorded_by_all(t)),
         ..Summary::default()
     };
     let mut at = 0;
     while at < t.spans.len() {
         let rank = t.spans[at].rank;
         let n = t.spans[at..].iter().take_while(|x| x.rank == rank).count();
-        let phases = rank_split(&t.spans[at..at + n]);
+        let spans = &t.spans[at..at + n];
+        let phases = match s.window_end_ns {
+            Some(end) => rank_split(&clipped(spans, end)),
+            None => rank_split(spans),
+        };
         for (name, split) in &phases {
             s.phases.entry(name.clone()).or_default().add(split);
             s.total.add(split);
@@ -86,6 +94,31 @@ pub fn summarise(t: &Trace) -> Summary {
         at += n;
     }
     s
+}
+
+/// The end of the time every rank recorded: the earliest of the ranks'
+/// last span ends. A full buffer keeps a rank's first spans, and ranks
+/// with more calls a step fill theirs sooner; summed to the end of each
+/// one's own record, they would compare different numbers of steps.
+fn recorded_by_all(t: &Trace) -> u64 {
+    let mut last: BTreeMap<u32, u64> = BTreeMap::new();
+    for x in &t.spans {
+        let e = last.entry(x.rank).or_default();
+        *e = (*e).max(x.end_ns);
+    }
+    last.into_values().min().unwrap_or(0)
+}
+
+/// `spans` up to `end`: those that start before it, cut there.
+fn clipped(spans: &[Span], end: u64) -> Vec<Span> {
+    spans
+        .iter()
+        .filter(|x| x.start_ns < end)
+        .map(|x| Span {
+            end_ns: x.end_ns.min(end),
+            ..x.clone()
+        })
+        .collect()
 }
 
 /// One rank's spans (sorted by start, outer first) split by innermost
@@ -156,6 +189,64 @@ impl fmt::Display for Summary {
                 self.dropped, self.unclosed
             )?;
         }
+        if let Some(end) = self.window_end_ns {
+            writeln!(
+                f,
+                "every rank summed up to {end} ns (host clock), where the first rank's buffer was full"
+            )?;
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(rank: u32, start_ns: u64, end_ns: u64, kind: SpanKind) -> Span {
+        Span {
+            rank,
+            process: 0,
+            start_ns,
+            end_ns,
+            kind,
+            peer: None,
+            bytes: 0,
+            depth: 0,
+        }
+    }
+
+    /// Rank 0 recorded until 100 ns, rank 1 until 300 ns.
+    fn trace(dropped: u64) -> Trace {
+        let phase = || SpanKind::Phase("step".into());
+        Trace {
+            spans: vec![
+                span(0, 0, 100, phase()),
+                span(1, 0, 80, phase()),
+                span(1, 80, 120, SpanKind::Call("wait_notifications")),
+                span(1, 120, 300, phase()),
+            ],
+            dropped,
+            ..Trace::default()
+        }
+    }
+
+    #[test]
+    fn with_spans_dropped_every_rank_is_summed_over_the_time_all_recorded() {
+        let s = summarise(&trace(3));
+        assert_eq!(s.window_end_ns, Some(100));
+        let one = &s.ranks[&1];
+        assert_eq!(one["step"].compute_ns, 80);
+        assert_eq!(one[OUTSIDE].wait_ns, 20);
+        assert_eq!(one[OUTSIDE].compute_ns, 0);
+        assert!(s.to_string().contains("summed up to 100 ns"), "{s}");
+    }
+
+    #[test]
+    fn a_complete_trace_is_summed_whole() {
+        let s = summarise(&trace(0));
+        assert_eq!(s.window_end_ns, None);
+        assert_eq!(s.ranks[&1]["step"].compute_ns, 260);
+        assert_eq!(s.ranks[&1][OUTSIDE].wait_ns, 40);
     }
 }
