@@ -208,7 +208,9 @@ if want apps; then
   done
   csv=$res/apps/aliev_panfilov.csv
   for rep in $(seq "$REPS2"); do
-    for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192" "${four_ap[@]}"; do
+    # 2048²: where the baseline communicates most of its time
+    # (../bench/results/2026-11-28-ap-division-h200x2/).
+    for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192" "1 2048 2048" "2 2048 2048" "2 2048 4096" "${four_ap[@]}"; do
       read -r n nx ny <<< "$cfg"
       for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
         row "$csv" "$v $nx×$ny np $n" mpi $n examples/$v --nx $nx --ny $ny --procs-x 1 --no-check
