@@ -4,7 +4,9 @@
 
 use crate::compute::{point, TimeStep};
 use crate::layout::{Fields, Layout};
-use app_support::args::{check_batch, check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{
+    check_batch, check_max_registers, check_threads, csv_record, Args, Geometry,
+};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -19,7 +21,7 @@ pub struct Options {
     /// Time steps (`--iters`).
     pub iters: u32,
     /// Threads per rank or block (`--threads`, a power of two from 32 to
-    /// 1024; default: see [`Defaults`]).
+    /// 1024; default: [`RANKS`], [`BLOCKS`]).
     pub threads: u32,
     /// Ranks (dcuda) or blocks (baseline) per GPU at most (`--ranks`);
     /// `None`: as many as fit at once. The dcuda program arranges them in
@@ -36,11 +38,11 @@ pub struct Options {
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`; default: see [`Defaults`]); the baseline loads
+    /// (`--max-registers`; default: [`RANKS`], [`BLOCKS`]); the baseline loads
     /// uncapped.
     pub max_registers: u32,
     /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
-    /// 8; default: each program's fastest on an H100, see [`Defaults`]).
+    /// 8; default: each program's fastest on an H100, see [`RANKS`], [`BLOCKS`]).
     pub batch: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
@@ -49,45 +51,33 @@ pub struct Options {
 
 const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
 
-/// What a program runs with unless told otherwise: each program's fastest
-/// on an H100 (`bench/results/2026-11-24-stencils-h100/`).
-#[derive(Clone, Copy, Debug)]
-pub struct Defaults {
-    /// Threads per rank or block.
-    pub threads: u32,
-    /// The register cap of the dcuda program.
-    pub max_registers: u32,
-    /// Points a thread loads before it stores any.
-    pub batch: u32,
-}
+/// The dcuda program's geometry unless told otherwise (its fastest on an
+/// H100, `bench/results/2026-11-24-stencils-h100/`): one rank of 1024
+/// threads an SM at 64 registers (the rank kernel's runtime paths need
+/// more uncapped), faster than two of 256 or 512.
+pub const RANKS: Geometry = Geometry {
+    threads: 1024,
+    max_registers: 64,
+    batch: 1,
+};
 
-impl Defaults {
-    /// The dcuda program's: one rank of 1024 threads an SM at 64
-    /// registers (the rank kernel's runtime paths need more uncapped),
-    /// faster than two of 256 or 512.
-    pub const RANKS: Defaults = Defaults {
-        threads: 1024,
-        max_registers: 64,
-        batch: 1,
-    };
-    /// The baseline's.
-    pub const BLOCKS: Defaults = Defaults {
-        threads: 1024,
-        max_registers: 64,
-        batch: 1,
-    };
-}
+/// The baseline's, its fastest on an H100.
+pub const BLOCKS: Geometry = Geometry {
+    threads: 1024,
+    max_registers: 64,
+    batch: 1,
+};
 
 impl Options {
     /// Parses the command line.
-    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+    pub fn parse(defaults: Geometry) -> Result<Options, String> {
         Self::from_args(std::env::args().skip(1), defaults)
     }
 
     /// Parses `args` (without the program's name).
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
-        defaults: Defaults,
+        defaults: Geometry,
     ) -> Result<Options, String> {
         let mut o = Options {
             nx: 4096,

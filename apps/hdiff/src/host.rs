@@ -8,7 +8,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 mod geometry;
-pub use geometry::{balanced_threads, Defaults, CHUNK};
+pub use geometry::{balanced_threads, Geometry, BLOCKS, CHUNK, RANKS};
 
 /// The programs' options.
 #[derive(Clone, Debug)]
@@ -22,7 +22,7 @@ pub struct Options {
     /// Iterations (`--iters`).
     pub iters: u32,
     /// Threads per rank or block (`--threads`, a power of two from 32 to
-    /// 1024; default: see [`Defaults`]).
+    /// 1024; default: [`RANKS`], [`BLOCKS`]).
     pub threads: u32,
     /// Whether `--threads` was given; if not, the dcuda program picks them
     /// by [`balanced_threads`].
@@ -36,11 +36,11 @@ pub struct Options {
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`; default: see [`Defaults`]); the baseline loads
+    /// (`--max-registers`; default: [`RANKS`], [`BLOCKS`]); the baseline loads
     /// uncapped.
     pub max_registers: u32,
     /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
-    /// 8; default: each program's fastest on an H100, see [`Defaults`]).
+    /// 8; default: each program's fastest on an H100, see [`RANKS`], [`BLOCKS`]).
     pub batch: u32,
     /// Points of a row a rank or block walks down its rows before the
     /// next ones (`--chunk`, 0 for whole rows; see `Walk`).
@@ -54,14 +54,14 @@ const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ra
 
 impl Options {
     /// Parses the command line.
-    pub fn parse(defaults: Defaults) -> Result<Options, String> {
+    pub fn parse(defaults: Geometry) -> Result<Options, String> {
         Self::from_args(std::env::args().skip(1), defaults)
     }
 
     /// Parses `args` (without the program's name).
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
-        defaults: Defaults,
+        defaults: Geometry,
     ) -> Result<Options, String> {
         // The seed's 128 × 320 × 26 points a GPU, scaled by 4 × 4 × 1.25
         // for an H200 (20× the memory bandwidth of the seed's K80 half).

@@ -42,6 +42,19 @@ impl<I: Iterator<Item = String>> Args<I> {
     }
 }
 
+/// What a stencil program runs with unless told otherwise (`--threads`,
+/// `--max-registers`, `--batch`); each application names its programs'
+/// (`RANKS` for the dcuda program, `BLOCKS` for the baseline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Threads per rank or block.
+    pub threads: u32,
+    /// The register cap of the dcuda program.
+    pub max_registers: u32,
+    /// Points a thread loads before it stores any.
+    pub batch: u32,
+}
+
 /// `--threads`: a power of two from 32 to 1024.
 pub fn check_threads(threads: u32) -> Result<(), String> {
     if threads.is_power_of_two() && (32..=1024).contains(&threads) {

@@ -3,7 +3,7 @@
 //! or under `mpirun -np N` (one GPU a process). Options: see
 //! `aliev_panfilov_kernels::host::Options`.
 
-use aliev_panfilov_kernels::host::{check, initial, Defaults, Options, Outcome};
+use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, RANKS};
 use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
 use dcuda::{RunConfig, Runtime};
 
@@ -12,7 +12,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse(Defaults::RANKS)?;
+    let o = Options::parse(RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(
         &dcuda::include_ptx!("aliev_panfilov_kernels"),

@@ -10,7 +10,7 @@
 //! One process a GPU, processes in a grid (`--procs-x`); run alone or under
 //! `mpirun -np N`.
 
-use aliev_panfilov_kernels::host::{check, initial, Defaults, Options, Outcome};
+use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, BLOCKS};
 use aliev_panfilov_kernels::{
     Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2,
     PANFILOV_STEP_4, PANFILOV_STEP_8,
@@ -218,7 +218,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse(Defaults::BLOCKS)?;
+    let o = Options::parse(BLOCKS)?;
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
     let module = rt.load(&dcuda::include_ptx!("aliev_panfilov_kernels"))?;

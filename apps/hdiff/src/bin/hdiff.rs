@@ -4,7 +4,7 @@
 //! Options: see `hdiff_kernels::host::Options`.
 
 use dcuda::{RunConfig, Runtime};
-use hdiff_kernels::host::{balanced_threads, check, Band, Defaults, Options, Outcome};
+use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS};
 use hdiff_kernels::{HdiffArgs, Work, HDIFF};
 
 fn main() {
@@ -12,7 +12,7 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let mut o = Options::parse(Defaults::RANKS)?;
+    let mut o = Options::parse(RANKS)?;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
     let procs = rt.job().map_or(1, |j| j.processes());

@@ -13,7 +13,7 @@
 use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
-use hdiff_kernels::host::{check, Band, Defaults, Options, Outcome};
+use hdiff_kernels::host::{check, Band, Options, Outcome, BLOCKS};
 use hdiff_kernels::{
     Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_BANDS_1, HDIFF_BANDS_2, HDIFF_BANDS_4,
     HDIFF_BANDS_8, HDIFF_STAGE_1, HDIFF_STAGE_2, HDIFF_STAGE_4, HDIFF_STAGE_8,
@@ -150,7 +150,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse(Defaults::BLOCKS)?;
+    let o = Options::parse(BLOCKS)?;
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
     let module = rt.load(&dcuda::include_ptx!("hdiff_kernels"))?;

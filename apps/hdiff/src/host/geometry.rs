@@ -2,17 +2,7 @@
 //! caps, batches and chunks by default, and the dcuda program's threads by
 //! how evenly its ranks split the rows.
 
-/// What a program runs with unless told otherwise: each program's fastest
-/// on an H100 (`bench/results/2026-11-24-stencils-h100/`).
-#[derive(Clone, Copy, Debug)]
-pub struct Defaults {
-    /// Threads per rank or block.
-    pub threads: u32,
-    /// The register cap of the dcuda program.
-    pub max_registers: u32,
-    /// Points a thread loads before it stores any.
-    pub batch: u32,
-}
+pub use app_support::args::Geometry;
 
 /// The threads of the dcuda program's ranks when not given: the most of
 /// 1024, 512 and 256 whose ranks (as many as `fit(threads)`, at most a row
@@ -47,19 +37,19 @@ pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
 /// (a band of one row, the baseline's default, walks the same either way).
 pub const CHUNK: u32 = 4096;
 
-impl Defaults {
-    /// The dcuda program's: one rank of 1024 threads an SM at 64
-    /// registers (the rank kernel's runtime paths need more uncapped),
-    /// faster than two of 256 or 512.
-    pub const RANKS: Defaults = Defaults {
-        threads: 1024,
-        max_registers: 64,
-        batch: 1,
-    };
-    /// The baseline's.
-    pub const BLOCKS: Defaults = Defaults {
-        threads: 128,
-        max_registers: 64,
-        batch: 2,
-    };
-}
+/// The dcuda program's geometry unless told otherwise (its fastest on an
+/// H100, `bench/results/2026-11-24-stencils-h100/`): one rank of 1024
+/// threads an SM at 64 registers (the rank kernel's runtime paths need
+/// more uncapped), faster than two of 256 or 512.
+pub const RANKS: Geometry = Geometry {
+    threads: 1024,
+    max_registers: 64,
+    batch: 1,
+};
+
+/// The baseline's, its fastest on an H100.
+pub const BLOCKS: Geometry = Geometry {
+    threads: 128,
+    max_registers: 64,
+    batch: 2,
+};

@@ -2,7 +2,7 @@
 use super::*;
 
 fn options(args: &[&str]) -> Result<Options, String> {
-    Options::from_args(args.iter().map(|a| a.to_string()), Defaults::RANKS)
+    Options::from_args(args.iter().map(|a| a.to_string()), RANKS)
 }
 
 #[test]
