@@ -93,6 +93,8 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ),
     ("probe_nanosleep", &["nanosleep.u32"]),
     ("probe_sqrt", &["sqrt.rn.f64"]),
+    // The inline form (one space), not LLVM's own `mov.b64\t`.
+    ("probe_opaque", &["mov.b64 %", "div.rn.f64"]),
     ("probe_global_timer", &["%globaltimer"]),
     (
         "probe_shared",

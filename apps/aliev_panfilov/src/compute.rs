@@ -62,6 +62,7 @@ pub fn point(e: f64, lap: f64, r: f64, s: TimeStep) -> (f64, f64) {
     (e, r)
 }
 
+// ANCHOR: quotient
 /// `M1·r / (e + M2)`, without dividing zero. A GPU's `f64` division takes
 /// a slow subroutine when the dividend's exponent is out of its fast
 /// path's range, zero included (SASS: `FSETP.GEU |hi|, 6.58e-37` before
@@ -81,6 +82,7 @@ fn recovery_quotient(e: f64, r: f64) -> f64 {
         q
     }
 }
+// ANCHOR_END: quotient
 
 /// One thread's walk over the points of a step: thread `thread` of
 /// `threads` takes every `threads`-th point, so that a warp reads

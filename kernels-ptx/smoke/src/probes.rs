@@ -133,6 +133,15 @@ pub unsafe fn probe_sqrt(x: f64, out: *mut f64) {
     *out = arch::sqrt(x);
 }
 
+/// One divided where `x` is zero, zero selected after: the dividend goes
+/// through `opaque`, so that LLVM keeps the selected one.
+#[kernel]
+pub unsafe fn probe_opaque(x: f64, y: f64, out: *mut f64) {
+    let zero = x == 0.0;
+    let q = arch::opaque(if zero { 1.0 } else { x }) / y;
+    *out = if zero { 0.0 } else { q };
+}
+
 #[kernel]
 pub unsafe fn probe_global_timer(out: *mut u64) {
     *out = arch::global_timer();
