@@ -77,3 +77,56 @@ fn the_csv_row_matches_its_header() {
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
     assert!(lines[0].contains("batch,max_registers"), "{text}");
 }
+
+#[test]
+fn weighted_splits_cover_the_points_once_and_shrink_the_ends() {
+    use crate::layout::{split, weighted_split};
+    for n in [2, 7, 100, 4096] {
+        for parts in 1..=13 {
+            for ends in [(100, 100), (91, 91), (91, 100), (100, 50), (150, 91)] {
+                let mut at = 0;
+                for i in 0..parts {
+                    let (a, b) = weighted_split(n, parts, i, ends);
+                    assert_eq!(a, at, "n {n}, {parts} parts, {ends:?}: part {i}");
+                    assert!(a <= b);
+                    if ends == (100, 100) {
+                        assert_eq!((a, b), split(n, parts, i));
+                    }
+                    at = b;
+                }
+                assert_eq!(at, n, "n {n}, {parts} parts, {ends:?}");
+            }
+        }
+    }
+    // 4096 points over 12 parts, the ends at 91%: 316 or so against 347.
+    let (first, middle) = (
+        weighted_split(4096, 12, 0, (91, 91)),
+        weighted_split(4096, 12, 5, (91, 91)),
+    );
+    assert!(first.1 - first.0 < middle.1 - middle.0);
+    assert_eq!(first.1 - first.0, 4096 * 91 / (10 * 100 + 2 * 91));
+}
+
+#[test]
+fn edge_share_is_checked_and_the_baseline_part_keeps_its_shape() {
+    let e = options(&["--edge-share", "0"]).unwrap_err();
+    assert!(e.contains("--edge-share must be from 1 to 200"), "{e}");
+    let o = options(&["--nx", "29", "--ny", "23"]).unwrap();
+    let one = o.layout(2, 1).unwrap();
+    // One tile a process: its part, whatever the share.
+    assert_eq!(one.tile((0, 1)), one.part((0, 1)));
+    // Three tiles across, the outer two at a tenth: 8 columns leave them 0.
+    let thin = options(&[
+        "--nx",
+        "8",
+        "--ny",
+        "8",
+        "--edge-share",
+        "10",
+        "--ranks-x",
+        "3",
+    ])
+    .unwrap();
+    let e = thin.layout(1, 3).unwrap_err();
+    assert!(e.contains("every tile needs 2 × 2"), "{e}");
+}
