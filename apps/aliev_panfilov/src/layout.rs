@@ -16,6 +16,8 @@ pub fn split(n: u32, parts: u32, i: u32) -> (u32, u32) {
 /// 100, [`split`].
 #[inline(always)]
 pub fn weighted_split(n: u32, parts: u32, i: u32, (first, last): (u32, u32)) -> (u32, u32) {
+    // At least a hundredth each: the weights' sum divides.
+    let (first, last) = (first.max(1), last.max(1));
     // The weight of the parts before `k`, in hundredths.
     let before = |k: u32| {
         let mut w = 100 * k as u64;

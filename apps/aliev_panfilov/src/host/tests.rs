@@ -1,5 +1,8 @@
 //! The host side's unit tests: options, the reference and check, the report.
+use super::reference::{reference, Grid};
 use super::*;
+use crate::layout::Fields;
+use std::vec::Vec;
 
 fn options(args: &[&str]) -> Result<Options, String> {
     Options::from_args(args.iter().map(|a| a.to_string()), RANKS)
@@ -83,7 +86,14 @@ fn weighted_splits_cover_the_points_once_and_shrink_the_ends() {
     use crate::layout::{split, weighted_split};
     for n in [2, 7, 100, 4096] {
         for parts in 1..=13 {
-            for ends in [(100, 100), (91, 91), (91, 100), (100, 50), (150, 91)] {
+            for ends in [
+                (100, 100),
+                (91, 91),
+                (91, 100),
+                (100, 50),
+                (150, 91),
+                (0, 0),
+            ] {
                 let mut at = 0;
                 for i in 0..parts {
                     let (a, b) = weighted_split(n, parts, i, ends);
