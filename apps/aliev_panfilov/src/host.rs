@@ -46,23 +46,9 @@ pub struct Options {
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
-    /// The dcuda program's tiles on the grid's boundary get this many
-    /// hundredths of an inside tile's rows or columns (`--edge-share`,
-    /// 1 to 200; default [`EDGE_SHARE`]); the baseline's one tile a
-    /// process does not change.
-    pub edge_share: u32,
 }
 
-/// The share of rows or columns of a tile on the grid's boundary: even.
-/// Such a tile's walk, which writes the ghost points it mirrors to, took
-/// 10-12% longer a point than an inside tile's on an H200, and those ranks
-/// set the pace at 4096² (traced,
-/// `bench/results/2026-11-28-ap-division-h200x2/`); `--edge-share 91`
-/// would even that out, but it has not been timed on a GPU yet, so the
-/// default stays even.
-pub const EDGE_SHARE: u32 = 100;
-
-const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --batch N, --edge-share N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
 
 /// The dcuda program's geometry unless told otherwise (its fastest on an
 /// H100, `bench/results/2026-11-24-stencils-h100/`): one rank of 1024
@@ -105,7 +91,6 @@ impl Options {
             max_registers: defaults.max_registers,
             batch: defaults.batch,
             check: false,
-            edge_share: EDGE_SHARE,
         };
         let mut check = None;
         let mut args = Args::new(args, USAGE);
@@ -125,7 +110,6 @@ impl Options {
                 "--ranks-x" => o.ranks_x = Some(number("--ranks-x")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
                 "--batch" => o.batch = number("--batch")?,
-                "--edge-share" => o.edge_share = number("--edge-share")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -142,12 +126,6 @@ impl Options {
         check_threads(o.threads)?;
         check_max_registers(o.max_registers)?;
         check_batch(o.batch)?;
-        if !(1..=200).contains(&o.edge_share) {
-            return Err(format!(
-                "--edge-share must be from 1 to 200 (hundredths of an inside tile), got {}",
-                o.edge_share
-            ));
-        }
         if o.units == Some(0) || o.procs_x == 0 || o.ranks_x == Some(0) {
             return Err("--ranks, --procs-x and --ranks-x must be at least 1".into());
         }
@@ -195,22 +173,11 @@ impl Options {
             procs_y,
             ranks_x,
             ranks_y,
-            edge_share: self.edge_share,
         };
         let (wx, wy) = layout.world();
-        // Tiles split columns and rows apart: one row and one column of
-        // them show every width and height.
-        let narrowest = (0..wx)
-            .map(|gx| layout.tile((gx, 0)).0)
-            .map(|(a, b)| b - a)
-            .min();
-        let lowest = (0..wy)
-            .map(|gy| layout.tile((0, gy)).1)
-            .map(|(a, b)| b - a)
-            .min();
-        if narrowest.unwrap_or(0) < 2 || lowest.unwrap_or(0) < 2 {
+        if self.nx < 2 * wx || self.ny < 2 * wy {
             return Err(format!(
-                "{wx} × {wy} tiles for {} × {} points: every tile needs 2 × 2 (pass --ranks, --ranks-x or a larger --edge-share)",
+                "{wx} × {wy} tiles for {} × {} points: every tile needs 2 × 2 (pass --ranks or --ranks-x)",
                 self.nx, self.ny
             ));
         }

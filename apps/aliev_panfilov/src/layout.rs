@@ -11,28 +11,6 @@ pub fn split(n: u32, parts: u32, i: u32) -> (u32, u32) {
     (at(i), at(i + 1))
 }
 
-/// Part `i` of `parts` of `n` points where the first part weighs `first`
-/// and the last `last`, each in hundredths of one of the others: with both
-/// 100, [`split`].
-#[inline(always)]
-pub fn weighted_split(n: u32, parts: u32, i: u32, (first, last): (u32, u32)) -> (u32, u32) {
-    // At least a hundredth each: the weights' sum divides.
-    let (first, last) = (first.max(1), last.max(1));
-    // The weight of the parts before `k`, in hundredths.
-    let before = |k: u32| {
-        let mut w = 100 * k as u64;
-        if k > 0 {
-            w = w + first as u64 - 100;
-        }
-        if k == parts && parts > 1 {
-            w = w + last as u64 - 100;
-        }
-        w
-    };
-    let at = |k: u32| (n as u64 * before(k) / before(parts)) as u32;
-    (at(i), at(i + 1))
-}
-
 /// The decomposition: `procs_x × procs_y` processes, each with
 /// `ranks_x × ranks_y` ranks; world rank `r` is process `r / (ranks_x ·
 /// ranks_y)`, processes numbered along x first, and so are ranks.
@@ -51,11 +29,6 @@ pub struct Layout {
     pub ranks_x: u32,
     /// See `ranks_x`.
     pub ranks_y: u32,
-    /// The rows or columns a tile on the grid's boundary gets, in
-    /// hundredths of what a tile inside gets: its walk, which writes the
-    /// ghost points it mirrors to, takes longer a point. Processes' parts
-    /// stay even; 100 splits each evenly.
-    pub edge_share: u32,
 }
 
 /// A rectangle of a process's fields: rows `y0..y1`, columns `x0..x1`
@@ -123,39 +96,22 @@ impl Layout {
     }
 
     /// The global columns and rows (0-based interior indices) of the tile
-    /// at `(gx, gy)`: its process's part split among the process's ranks,
-    /// a tile on the grid's boundary by [`Layout::edge_share`].
+    /// at `(gx, gy)`.
     #[inline(always)]
     pub fn tile(&self, (gx, gy): (u32, u32)) -> ((u32, u32), (u32, u32)) {
-        let (px, py) = self.process_of((gx, gy));
-        let ((c0, c1), (r0, r1)) = self.part((px, py));
-        let ends = |p: u32, procs: u32| {
-            let share = |boundary: bool| if boundary { self.edge_share } else { 100 };
-            (share(p == 0), share(p + 1 == procs))
-        };
-        let cols = weighted_split(
-            c1 - c0,
-            self.ranks_x,
-            gx % self.ranks_x,
-            ends(px, self.procs_x),
-        );
-        let rows = weighted_split(
-            r1 - r0,
-            self.ranks_y,
-            gy % self.ranks_y,
-            ends(py, self.procs_y),
-        );
-        ((c0 + cols.0, c0 + cols.1), (r0 + rows.0, r0 + rows.1))
+        let (wx, wy) = self.world();
+        (split(self.nx, wx, gx), split(self.ny, wy, gy))
     }
 
-    /// The global columns and rows of process `(px, py)`'s part: an even
-    /// split of the grid.
+    /// The global columns and rows of process `(px, py)`'s part.
     #[inline(always)]
     pub fn part(&self, (px, py): (u32, u32)) -> ((u32, u32), (u32, u32)) {
-        (
-            split(self.nx, self.procs_x, px),
-            split(self.ny, self.procs_y, py),
-        )
+        let first = self.tile((px * self.ranks_x, py * self.ranks_y));
+        let last = self.tile((
+            px * self.ranks_x + self.ranks_x - 1,
+            py * self.ranks_y + self.ranks_y - 1,
+        ));
+        ((first.0 .0, last.0 .1), (first.1 .0, last.1 .1))
     }
 
     /// The process that holds the tile at `(gx, gy)`.

@@ -32,12 +32,9 @@ fn ranks_in_a_grid_alone() {
     assert!(text.contains("x 4 ranks (2 x 2)"), "{text}");
     run(None, DCUDA, &with(&["--ranks", "1", "--batch", "2"]));
     run(None, DCUDA, &with(&["--ranks-x", "4"]));
-    // Tiles on the grid's boundary at 60% of the others, 3 × 3 of them.
-    run(
-        None,
-        DCUDA,
-        &with(&["--ranks", "9", "--ranks-x", "3", "--edge-share", "60"]),
-    );
+    // 3 × 3 tiles: corners, sides and one inside, each mirroring its
+    // own sides' ghost points.
+    run(None, DCUDA, &with(&["--ranks", "9", "--ranks-x", "3"]));
 }
 
 #[test]
@@ -50,11 +47,7 @@ fn processes_split_in_rows() {
 fn processes_split_in_columns() {
     let text = run(Some(2), DCUDA, &with(&["--procs-x", "2"]));
     assert!(text.contains("2 process(es) (2 x 1)"), "{text}");
-    run(
-        Some(2),
-        DCUDA,
-        &with(&["--procs-x", "2", "--ranks", "4", "--edge-share", "150"]),
-    );
+    run(Some(2), DCUDA, &with(&["--procs-x", "2", "--ranks", "4"]));
 }
 
 #[test]
