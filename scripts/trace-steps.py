@@ -1,7 +1,9 @@
 # Usage: python3 scripts/trace-steps.py DIR (a folder of *.json.gz from DCUDA_TRACE runs
 # with every span kept, e.g. scripts/gpu-ap-traced.sh); ranks 0, 1, 13, 60 shown.
 # Per step medians from complete traces: compute (the phase), the gap to the
-# first call, each call, and the period between compute starts.
+# first call, each call, and the period between compute starts. Steps are
+# the phase named 'compute' (the applications' `rank.trace("compute", ..)`);
+# a rank's first and last are left out, and ranks with fewer are skipped.
 import gzip, json, glob, statistics as st, collections, sys
 for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
     ev = json.load(gzip.open(f))
@@ -15,6 +17,8 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
     for key in sorted(by):
         s = sorted(by[key])
         comp = [i for i, x in enumerate(s) if x[2] == 'compute']
+        if len(comp) < 3:
+            continue
         c = [s[i][1] for i in comp[1:-1]]
         p = [s[b][0] - s[a][0] for a, b in zip(comp[1:-1], comp[2:])]
         calls = collections.defaultdict(list)
@@ -25,9 +29,12 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
                 gaps.append(s[a + 1][0] - end)
             for x in s[a + 1:b]:
                 calls[x[2]].append(x[1])
-        if c:
-            allc.append(st.median(c)); allp.append(st.median(p))
+        allc.append(st.median(c))
+        allp.append(st.median(p))
         if key[1] in (0, 1, 13, 60):
-            cs = ', '.join(f'{k} {st.median(v):.1f} x{len(v)/max(len(c),1):.0f}' for k, v in calls.items())
+            cs = ', '.join(f'{k} {st.median(v):.1f} x{len(v) / len(c):.0f}' for k, v in calls.items())
             print(f'  rank {key[1]:3}: compute {st.median(c):.1f}, period {st.median(p):.1f}, gap {st.median(gaps) if gaps else 0:.1f}, {cs}')
+    if not allc:
+        print('  no rank has three compute phases')
+        continue
     print(f'  all ranks: compute median {st.median(allc):.1f} max {max(allc):.1f} min {min(allc):.1f}; period median {st.median(allp):.1f}')

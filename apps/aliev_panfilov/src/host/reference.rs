@@ -96,8 +96,9 @@ pub(super) fn reference(o: &Options) -> Grid {
     g
 }
 
-/// Compares process `p`'s interior (`e` and `r`, ghost ring included)
-/// with the reference, bitwise (the same operations in the same order).
+/// Compares the interior points of process `p`'s `e` and `r` (each laid
+/// out with its ghost ring) with the reference, bitwise (the same
+/// operations in the same order).
 pub fn check(
     o: &Options,
     layout: &Layout,
