@@ -174,11 +174,16 @@ fn a_process_failing_before_setup_ends_the_job() {
             text.contains("world_checks: process 1 fails before setup"),
             "{text}"
         );
+        // Whichever process notices first says so; mpirun may stop the
+        // others before they print (seen with three under load).
+        let named = (0..procs).filter(|&p| p != 1).any(|p| {
+            text.contains(&format!(
+                "process 1 left the job while process {p} waited for it in a setup exchange"
+            ))
+        });
         assert!(
-            text.contains(
-                "process 1 left the job while process 0 waited for it in a setup exchange"
-            ),
-            "-np {procs}: process 0 must say who it waited for:\n{text}"
+            named,
+            "-np {procs}: a process must say whom it waited for:\n{text}"
         );
     }
 }

@@ -34,6 +34,7 @@ mod message_split;
 mod message_stamps;
 mod messages;
 mod notify;
+mod partials;
 mod rma;
 mod route;
 mod scans;
