@@ -3,6 +3,7 @@
 # Per step medians from complete traces: compute (the phase), the gap to the
 # first call, each call, and the period between compute starts. Steps are
 # the phase named 'compute' (the applications' `rank.trace("compute", ..)`);
+# each call's per-rank medians are also summarised over all ranks;
 # a rank's first and last are left out, and ranks with fewer are skipped.
 import gzip, json, glob, statistics as st, collections, sys
 for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
@@ -14,6 +15,7 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
             by[(e['pid'], e['tid'])].append((e['ts'], e['dur'], e['name']))
     print(f.split('/')[-1])
     allc, allp = [], []
+    allcalls = collections.defaultdict(list)
     for key in sorted(by):
         s = sorted(by[key])
         comp = [i for i, x in enumerate(s) if x[2] == 'compute']
@@ -31,6 +33,8 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
                 calls[x[2]].append(x[1])
         allc.append(st.median(c))
         allp.append(st.median(p))
+        for k, v in calls.items():
+            allcalls[k].append(st.median(v))
         if key[1] in (0, 1, 13, 60):
             cs = ', '.join(f'{k} {st.median(v):.1f} x{len(v) / len(c):.0f}' for k, v in calls.items())
             print(f'  rank {key[1]:3}: compute {st.median(c):.1f}, period {st.median(p):.1f}, gap {st.median(gaps) if gaps else 0:.1f}, {cs}')
@@ -38,3 +42,5 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
         print('  no rank has three compute phases')
         continue
     print(f'  all ranks: compute median {st.median(allc):.1f} max {max(allc):.1f} min {min(allc):.1f}; period median {st.median(allp):.1f}')
+    for k, v in sorted(allcalls.items()):
+        print(f'  all ranks: {k}: median of medians {st.median(v):.1f}, max {max(v):.1f}, min {min(v):.1f}')

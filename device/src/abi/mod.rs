@@ -62,9 +62,10 @@ pub const MAX_SPANNED: u32 = 64;
 /// each communicator slot.
 pub const MAILBOX_WORDS: usize = MAX_COMMS * 2 * MAILBOX_STEPS;
 /// Words of each communicator slot's parity in a rank's partials
-/// ([`partials_offset`]): a count of the ranks here done reading, then a
+/// ([`partials_offset`]): a count of the ranks here done reading, the
+/// claim of the rank here that writes this device's partial, then a
 /// value and a flag per process of a split-phase allreduce.
-pub const PARTIAL_WORDS: usize = 1 + 2 * MAX_SPANNED as usize;
+pub const PARTIAL_WORDS: usize = 2 + 2 * MAX_SPANNED as usize;
 /// Words of each rank's partials, used where it leads a communicator on
 /// its device: one [`PARTIAL_WORDS`] span per parity of each communicator
 /// slot (the communicators of one slot have different leads).

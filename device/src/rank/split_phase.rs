@@ -48,7 +48,7 @@ impl Rank {
         );
         let size = core::mem::size_of::<T>() as u64;
         let started = self.traced(Call::AllreduceStart, (u32::MAX, size), |r| {
-            r.rt.allreduce_start(&mut r.block, comm, value, op)
+            r.rt.allreduce_start(&mut r.block, comm, value)
         });
         PendingAllreduce {
             started,

@@ -1,8 +1,7 @@
 //! The devices' partial results of a split-phase allreduce over processes
-//! whose GPUs map each other's memory. The rank of each device that
-//! combines that device's records (the first to finish once all have
-//! started: `split_phase`) writes the result, its partial, into every
-//! device's partials: one value and one flag per process, per parity of
+//! whose GPUs map each other's memory. Every rank combines its device's
+//! records at its finish; the first of each device to claim it there
+//! writes the result, its partial, into every device's partials: one value and one flag per process, per parity of
 //! each communicator slot, in the memory of the communicator's lead
 //! there, which peers map ([`partial_span`](crate::abi::partial_span)).
 //! At its finish each rank waits for every process's flag and combines
@@ -10,7 +9,7 @@
 //! so its bits are those of the blocking allreduce.
 //!
 //! The last rank of a device to read a parity's partials clears its flags
-//! (a count of readers comes first in the span). Another process writes
+//! and the claim (a count of readers comes first in the span). Another process writes
 //! that parity again only at the second split-phase allreduce after, which
 //! it combines only after this device's partial of the one in between,
 //! which this device writes only after every rank here has started that
@@ -62,7 +61,7 @@ impl Runtime {
                 } else {
                     (ctx.partials(lead, comm.slot, parity), Scope::Gpu)
                 };
-                let at = span.wrapping_add(1 + 2 * me);
+                let at = span.wrapping_add(2 + 2 * me);
                 // SAFETY: this process's entry of that device's partials,
                 // mapped for the run; nothing reads it before the flag.
                 unsafe {
@@ -71,6 +70,24 @@ impl Runtime {
                 }
             }
         });
+    }
+
+    /// Writes this device's `partial` of the allreduce of `parity` over
+    /// `comm` into every process's partials if no rank here has: the first
+    /// to claim it (every rank here computed the same bits).
+    #[inline(always)]
+    pub(super) fn publish_first(&self, block: &Block, comm: Comm, parity: u32, partial: u64) {
+        let claim = self
+            .ctx()
+            .partials(comm.rec.lead, comm.slot, parity)
+            .wrapping_add(1);
+        // SAFETY: the claim word of this device's span, cleared with its
+        // flags by the last reader.
+        let first =
+            block.leader(|_| unsafe { arch::fetch_add(claim, 1, Ordering::Relaxed, Scope::Gpu) });
+        if first == Some(0) {
+            self.publish_partial(block, comm, parity, partial);
+        }
     }
 
     /// Waits for every process's partial of the allreduce of `parity` over
@@ -87,7 +104,7 @@ impl Runtime {
         let ctx = self.ctx();
         let span = ctx.partials(comm.rec.lead, comm.slot, parity);
         let reps = comm.rec.reps;
-        let flag = |q: u32| span.wrapping_add(2 + 2 * q as usize);
+        let flag = |q: u32| span.wrapping_add(3 + 2 * q as usize);
         let status = ctx.status(block.id());
         let word = block.single(|_| {
             let arrived = poll(ctx, status, call, [reps, 0, 0], || {
@@ -106,7 +123,7 @@ impl Runtime {
             // SAFETY: each value was written before its flag, seen above.
             let value = |q: u32| {
                 T::from_word(unsafe {
-                    arch::load_relaxed(span.wrapping_add(1 + 2 * q as usize), Scope::System)
+                    arch::load_relaxed(span.wrapping_add(2 + 2 * q as usize), Scope::System)
                 })
             };
             let result = doubling::<T, O>(reps, value).to_word();
@@ -117,6 +134,7 @@ impl Runtime {
                     for q in 0..reps {
                         arch::store_relaxed(flag(q), 0, Scope::Gpu);
                     }
+                    arch::store_relaxed(span.wrapping_add(1), 0, Scope::Gpu);
                     arch::store_relaxed(span, 0, Scope::Gpu);
                 }
             }

@@ -1,14 +1,14 @@
-//! The split-phase allreduce (`MPI_Iallreduce`, then `MPI_Wait`). The
-//! start writes the rank's value into its record and arrives at its
-//! communicator's barrier word on this device without waiting. The first
-//! rank to reach its finish once every rank has started, whichever it is,
-//! claims the combining in the barrier word, combines the records and
-//! leaves the result where the others find it: in the lead's record on one
-//! device, in every device's partials across processes whose GPUs map
-//! each other ([`partials`](super::partials)). So the combining falls to a
-//! rank that would wait anyway, not to the last to start (which then fell
-//! further behind every iteration, `docs/design.md`), and a finish waits
-//! only for every rank's start, not for any given rank's finish.
+//! The split-phase allreduce (`MPI_Iallreduce`, then `MPI_Wait`): the
+//! blocking allreduce cut at its barrier. The start writes the rank's value
+//! into its record and arrives at its communicator's barrier word on this
+//! device (the arrival that completes it flips its phase, as in a
+//! barrier); the finish waits for the flip and combines the records, on
+//! every rank. Whatever a rank does in between hides the others'
+//! arrivals: a finish waits only for every rank's start, not for any given
+//! rank's finish. Across processes whose GPUs map each other, the first
+//! rank of each device to finish also writes the device's result, its
+//! partial, into every device's memory, and each rank combines the
+//! partials ([`partials`](super::partials)).
 //!
 //! Where a process of the communicator is reached through the hosts, the
 //! lead (the communicator's lowest rank here) arrives last, at its finish,
@@ -37,17 +37,12 @@ pub(crate) struct SplitPhase {
     pub parity: u32,
 }
 
-/// In the barrier word while a split-phase allreduce is pending: a rank
-/// has claimed the combining (the count stays far below it).
-const CLAIM: u32 = 1 << 30;
-
 /// How a started allreduce finishes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Way {
-    /// The first rank here to finish once every rank has started
-    /// combines; on one device the result is in the lead's record, across
-    /// processes in the partials.
-    ByFinisher,
+    /// Each rank waits for the flip and combines the records here itself
+    /// (and, across processes, the devices' partials).
+    Here,
     /// The lead combines and exchanges at its finish (a process is
     /// reached through the hosts).
     ByLead,
@@ -62,7 +57,7 @@ pub(crate) struct Started {
     way: Way,
     /// The records of its parity (null when alone here).
     slots: *mut u64,
-    /// The barrier's phase at this rank's arrival.
+    /// The barrier's phase at this rank's arrival (leader thread).
     phase: u32,
     /// The parity of its partials.
     parity: u32,
@@ -90,16 +85,14 @@ impl Runtime {
         self.fail(block, call, Fault::CollectivePending, [0; 4])
     }
 
-    /// Starts an allreduce of `value` over `comm` with `op`: writes it and
-    /// arrives, without waiting for any other rank; the last arrival here
-    /// combines.
+    /// Starts an allreduce of `value` over `comm`: writes it and arrives,
+    /// without waiting for any other rank.
     #[inline(always)]
-    pub fn allreduce_start<T: Reducible, O: ReduceOp<T>>(
+    pub fn allreduce_start<T: Reducible>(
         &mut self,
         block: &mut Block,
         comm: Comm,
         value: T,
-        op: O,
     ) -> Started {
         let call = Call::AllreduceStart;
         self.check_none_pending(block, call);
@@ -110,71 +103,42 @@ impl Runtime {
         let mapped = !spans || self.partials_mapped(comm);
         let mut s = Started {
             comm,
-            way: if mapped { Way::ByFinisher } else { Way::ByLead },
+            way: if mapped { Way::Here } else { Way::ByLead },
             slots: core::ptr::null_mut(),
             phase: 0,
             parity,
             value: value.to_word(),
         };
+        self.split_phase.pending = true;
         if alone {
             if mapped {
                 self.publish_partial(block, comm, parity, s.value);
             } else {
                 s.way = Way::Alone;
             }
-            self.split_phase.pending = true;
             return s;
         }
         s.slots = self.write_record(block, comm, call, [s.value, 0, 0]);
         let ((bar, ranks), lead) = self.barrier_word(block, comm);
-        // Every rank arrives with an add of 1, except a lead that combines
-        // at its finish (it adds the rest there).
-        let arrives = !(s.way == Way::ByLead && lead);
-        if arrives && ranks > 1 {
-            // The record's store and this add are the leader thread's:
-            // the release orders them.
+        // As in a barrier the lead adds FLIP - (ranks - 1), the others 1,
+        // so the last arrival's own add flips the phase; a lead that
+        // combines at its finish adds there instead.
+        let add = match (s.way, lead) {
+            (Way::ByLead, true) => 0,
+            (_, true) => FLIP - (ranks - 1),
+            _ => 1,
+        };
+        if add != 0 && ranks > 1 {
+            // The record's store and this add are the leader thread's: the
+            // release orders them. Only the leader thread waits at the
+            // finish, so only it needs the phase, and nothing waits for
+            // the add's reply until then.
             // SAFETY: the barrier word lives for the whole run.
-            let old =
-                block.single(|_| unsafe { arch::fetch_add(bar, 1, Ordering::AcqRel, Scope::Gpu) });
-            s.phase = old & FLIP;
-        } else if s.way == Way::ByFinisher {
-            // The communicator's only rank: its value is the result here.
-            self.combine_here::<T, O>(block, s, (bar, 0), op);
+            let old = block
+                .leader(|_| unsafe { arch::fetch_add(bar, add, Ordering::AcqRel, Scope::Gpu) });
+            s.phase = old.unwrap_or(0) & FLIP;
         }
-        self.split_phase.pending = true;
         s
-    }
-
-    /// Combines the records here, leaves the result in the lead's record,
-    /// flips the barrier word's phase taking `clear` off it (the count and
-    /// the claim) and, across processes, writes this device's partial
-    /// into every device's partials: after the flip, so a rank that saw
-    /// every partial has seen the flip and cannot arrive at a later
-    /// barrier before it.
-    #[inline(always)]
-    fn combine_here<T: Reducible, O: ReduceOp<T>>(
-        &mut self,
-        block: &mut Block,
-        s: Started,
-        (bar, clear): (*mut u32, u32),
-        op: O,
-    ) {
-        let here = self.fold_here(block, s.comm, s.slots, op).to_word();
-        let at = record(s.slots, s.comm.rec.lead as usize).wrapping_add(3);
-        // SAFETY: word 3 of the lead's record of this parity, read only
-        // after the flip; the release publishes it.
-        block.leader(|_| unsafe { arch::store_relaxed(at, here, Scope::Gpu) });
-        if clear > 0 {
-            // Every thread's reads of the records precede the flip.
-            block.sync();
-            // SAFETY: the barrier word lives for the whole run.
-            block.leader(|_| unsafe {
-                arch::add(bar, FLIP.wrapping_sub(clear), Ordering::Release, Scope::Gpu)
-            });
-        }
-        if self.spans_processes(s.comm) {
-            self.publish_partial(block, s.comm, s.parity, here);
-        }
     }
 
     /// Finishes the allreduce `s` with `op`: the result, the same bits on
@@ -200,34 +164,27 @@ impl Runtime {
         }
         let ((bar, ranks), _) = self.barrier_word(block, comm);
         if ranks > 1 {
-            let by_finisher = s.way == Way::ByFinisher;
-            let claimed = self.wait_until(block, call, [ranks, 0, 0], || {
+            self.wait_until(block, call, [ranks, 0, 0], || {
                 // SAFETY: the barrier word lives for the whole run.
                 let now = unsafe { arch::load_acquire(bar, Scope::Gpu) };
                 if now & FLIP != s.phase {
-                    return Ok(0);
+                    Ok(0)
+                } else {
+                    Err(now & COUNT)
                 }
-                // Every rank has started and none has claimed the
-                // combining: this rank claims it.
-                if by_finisher && now & COUNT == ranks {
-                    // SAFETY: as above.
-                    let seen = unsafe {
-                        arch::compare_exchange(bar, now, now | CLAIM, Ordering::AcqRel, Scope::Gpu)
-                    };
-                    if seen == now {
-                        return Ok(1);
-                    }
-                }
-                Err(now & COUNT & !CLAIM)
             });
-            if claimed == 1 {
-                self.combine_here::<T, O>(block, s, (bar, ranks | CLAIM), op);
+        }
+        match s.way {
+            Way::ByLead => T::from_word(word(s.slots, comm.rec.lead as usize, 3)),
+            _ if !self.spans_processes(comm) => self.fold_here(block, comm, s.slots, op),
+            _ => {
+                if !s.slots.is_null() {
+                    let here = self.fold_here(block, comm, s.slots, op).to_word();
+                    self.publish_first(block, comm, s.parity, here);
+                }
+                self.await_partials::<T, O>(block, comm, (s.parity, ranks), call)
             }
         }
-        if s.way == Way::ByFinisher && self.spans_processes(comm) {
-            return self.await_partials::<T, O>(block, comm, (s.parity, ranks), call);
-        }
-        T::from_word(word(s.slots, comm.rec.lead as usize, 3))
     }
 
     /// The lead's part of [`allreduce_finish`](Self::allreduce_finish)
