@@ -1,7 +1,5 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
-//! owning a band of rows. Each iteration's norm is a split-phase
-//! allreduce finished after the next sweep, so no rank waits for the
-//! others' sweeps or for the other GPUs within an iteration.
+//! owning a band of rows.
 
 use crate::compute::{split, sweep};
 use dcuda_device::{rank, DeviceSlice, Max, Rank, Sum};
@@ -57,13 +55,6 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         rank.win_create(world, window(args.b)),
     ];
     let (top, bottom) = (lo + 1, hi); // the rank's first and last row
-    let record = |k: u32, norm: f32| {
-        if me == 0 {
-            // SAFETY: world rank 0 alone writes the norms, uniformly.
-            unsafe { args.norms.write(k as usize, norm) };
-        }
-    };
-    let mut pending = None;
 
     rank.barrier(world);
     let started = rank.timestamp();
@@ -108,19 +99,12 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
             new.slice(bottom * nx..(bottom + 1) * nx),
             tag,
         );
-        // The norm as MPI_Iallreduce: the previous iteration's, whose
-        // meeting and exchange between GPUs this sweep hid, then this one's
-        // started, to be finished after the next sweep.
-        if let Some(started) = pending.take() {
-            let norm = rank.allreduce_finish(started);
-            record(k - 1, norm);
-        }
-        pending = Some(rank.allreduce_start(world, local, Sum));
+        let norm = rank.allreduce(world, local, Sum);
         rank.wait_notifications(tag, 2);
-    }
-    if let Some(started) = pending {
-        let norm = rank.allreduce_finish(started);
-        record(args.iters - 1, norm);
+        if me == 0 {
+            // SAFETY: world rank 0 alone writes the norms, uniformly.
+            unsafe { args.norms.write(k as usize, norm) };
+        }
     }
     rank.barrier(world);
     let elapsed = rank.timestamp() - started;

@@ -5,10 +5,7 @@ use super::comm_records::{CommRecord, SplitEntry};
 use super::peer::Peer;
 use super::records::{ErrorRecord, MatchRecord, MessageRecord, WaitStatus, Want, WindowEntry};
 use super::ring::{Reply, RingEntry};
-use super::{
-    MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, MSG_LOG, PARTIALS_WORDS, PARTIAL_WORDS,
-    STAGE_HALF, TAGS,
-};
+use super::{MAILBOX_STEPS, MAILBOX_WORDS, MATCH_LOG, MAX_COMMS, MSG_LOG, STAGE_HALF, TAGS};
 
 /// Entries of each slot's communicator table per world rank: the parts of
 /// the live communicators of a slot (disjoint sets of ranks) hold at most
@@ -31,30 +28,13 @@ pub const fn mailbox_offset(ranks: u32) -> u64 {
     counter_index(ranks, 0) as u64 * 4
 }
 
-/// Byte offset of the partials of a process with `ranks` ranks from its
-/// notification counters: `[ranks][PARTIALS_WORDS]` words after the
-/// mailboxes, where the devices of a split-phase allreduce leave their
-/// results for each other (`runtime::partials`).
-#[inline(always)]
-pub const fn partials_offset(ranks: u32) -> u64 {
-    mailbox_offset(ranks) + (ranks as usize * MAILBOX_WORDS * 8) as u64
-}
-
-/// Byte offset of the word span of parity `parity` of communicator slot
-/// `slot` in device rank `lead`'s partials ([`PARTIAL_WORDS`] words).
-#[inline(always)]
-pub const fn partial_span(ranks: u32, lead: u32, slot: u32, parity: u32) -> u64 {
-    let span = (lead as usize * MAX_COMMS + slot as usize) * 2 + parity as usize;
-    partials_offset(ranks) + (span * PARTIAL_WORDS * 8) as u64
-}
-
 /// Byte offset of the staging areas of a process with `ranks` ranks from
 /// its notification counters: `[ranks][2][STAGE_HALF]` bytes after the
-/// partials, in the same allocation (in a run of several processes
+/// mailboxes, in the same allocation (in a run of several processes
 /// only).
 #[inline(always)]
 pub const fn stage_offset(ranks: u32) -> u64 {
-    partials_offset(ranks) + (ranks as usize * PARTIALS_WORDS * 8) as u64
+    mailbox_offset(ranks) + (ranks as usize * MAILBOX_WORDS * 8) as u64
 }
 
 /// Byte offset of device rank `dev`'s mailbox word of step `step` of
@@ -83,8 +63,7 @@ pub struct RankContext {
     pub notification_start: u32,
     /// `[ranks][TAGS]` counters bumped by ranks of this device and mapped
     /// GPUs, followed by `[ranks][MAILBOX_WORDS]` mailbox words (at
-    /// [`mailbox_offset`]) written by other processes' device leaders and
-    /// the partials (at [`partials_offset`]).
+    /// [`mailbox_offset`]) written by other processes' device leaders.
     pub local_notifications: u64,
     /// `[ranks][TAGS]` counters written by the host for remote senders.
     pub remote_notifications: u64,
@@ -212,13 +191,6 @@ impl RankContext {
     pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
         let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
         (self.local_notifications + offset) as *mut u64
-    }
-
-    /// Device rank `lead`'s span of partials of `parity` of communicator
-    /// slot `slot` ([`partial_span`]).
-    #[inline(always)]
-    pub fn partials(&self, lead: u32, slot: u32, parity: u32) -> *mut u64 {
-        (self.local_notifications + partial_span(self.ranks, lead, slot, parity)) as *mut u64
     }
 
     /// Entry `i` of slot `slot`'s table.

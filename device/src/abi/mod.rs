@@ -27,8 +27,7 @@ pub mod trace;
 pub use comm_records::{CommRecord, CommSync, CommSyncKind, SplitEntry};
 pub use command::{Command, DecodeError, LogArg, Op, Request, Transfer, INLINE};
 pub use context::{
-    counter_index, mailbox_offset, mailbox_slot, partials_offset, stage_offset, RankContext,
-    TABLE_SPAN,
+    counter_index, mailbox_offset, mailbox_slot, stage_offset, RankContext, TABLE_SPAN,
 };
 pub use laid::{LaidPiece, LAID_HEADER};
 pub use peer::{Peer, Route, PE_CALLS};
@@ -61,15 +60,6 @@ pub const MAX_SPANNED: u32 = 64;
 /// Words of each rank's mailbox: one per step of each of two parities of
 /// each communicator slot.
 pub const MAILBOX_WORDS: usize = MAX_COMMS * 2 * MAILBOX_STEPS;
-/// Words of each communicator slot's parity in a rank's partials
-/// ([`partials_offset`]): a count of the ranks here done reading, the
-/// claim of the rank here that writes this device's partial, then a
-/// value and a flag per process of a split-phase allreduce.
-pub const PARTIAL_WORDS: usize = 2 + 2 * MAX_SPANNED as usize;
-/// Words of each rank's partials, used where it leads a communicator on
-/// its device: one [`PARTIAL_WORDS`] span per parity of each communicator
-/// slot (the communicators of one slot have different leads).
-pub const PARTIALS_WORDS: usize = MAX_COMMS * 2 * PARTIAL_WORDS;
 /// [`Transfer::window`] of a write to the target's mailbox: the library's
 /// own memory, set up by the host for the run (not a user window).
 pub const MAILBOX_WINDOW: u32 = u32::MAX - 1;

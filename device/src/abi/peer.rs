@@ -3,7 +3,7 @@
 //! run's peer table, [`RankContext::peer`](super::RankContext::peer)).
 
 use super::codes::codes;
-use super::context::{mailbox_offset, mailbox_slot, partial_span, stage_offset};
+use super::context::{mailbox_offset, mailbox_slot, stage_offset};
 use super::STAGE_HALF;
 use bytemuck::{Pod, Zeroable};
 
@@ -56,13 +56,6 @@ impl Peer {
     pub fn mailbox(&self, dev: u32, slot: u32, parity: u32, step: u32) -> *mut u64 {
         let offset = mailbox_offset(self.ranks) + mailbox_slot(dev, slot, parity, step);
         (self.notifications + offset) as *mut u64
-    }
-
-    /// Its device rank `lead`'s span of partials of `parity` of
-    /// communicator slot `slot`, mapped here (direct route only).
-    #[inline(always)]
-    pub fn partials(&self, lead: u32, slot: u32, parity: u32) -> *mut u64 {
-        (self.notifications + partial_span(self.ranks, lead, slot, parity)) as *mut u64
     }
 
     /// Half `half` of its device rank `dev`'s staging area, mapped here

@@ -34,7 +34,6 @@ mod message_split;
 mod message_stamps;
 mod messages;
 mod notify;
-mod partials;
 mod rma;
 mod route;
 mod scans;

@@ -255,7 +255,6 @@ impl Runtime {
         // A fresh slot starts at parity 0 on every rank.
         self.collectives.parity &= !(1 << slot);
         self.leaders.parity &= !(1 << slot);
-        self.split_phase.parity &= !(1 << slot);
         Some(Comm {
             kind: CommKind::Split,
             slot,

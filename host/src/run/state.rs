@@ -11,8 +11,7 @@ use crate::world::{InboxMemory, RunMemory, World};
 use dcuda_device::abi::ring::ll_word;
 use dcuda_device::abi::{
     ErrorRecord, MatchRecord, MessageRecord, Peer, PeerLogs, RankContext, Reply, RingEntry, Route,
-    WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, PARTIALS_WORDS,
-    TAGS,
+    WaitStatus, Want, WindowEntry, MAILBOX_WORDS, MATCH_LOG, MAX_WINDOWS, MSG_LOG, TAGS,
 };
 use dcuda_device::kernel::RankArgs;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -83,7 +82,7 @@ impl RunState {
         let ring_len = (n * 4).max(128).next_power_of_two() as u32;
         let counters = n * TAGS as usize;
         // The mailboxes, staging areas and peer logs follow the counters in
-        // the same allocation (see `mailbox_offset`, `partials_offset`, `stage_offset`,
+        // the same allocation (see `mailbox_offset`, `stage_offset`,
         // `peer_log_at`): a peer that maps one reaches all. Staging and peer
         // logs carry data between processes only, so a run of one leaves
         // them out.
@@ -104,7 +103,7 @@ impl RunState {
             };
             logs.end() as usize / 4
         } else {
-            counters + n * (MAILBOX_WORDS + PARTIALS_WORDS) * 2
+            counters + n * MAILBOX_WORDS * 2
         };
         let mut initial = vec![config.notification_start; words];
         initial[counters..].fill(0);
