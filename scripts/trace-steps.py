@@ -1,11 +1,14 @@
-# Usage: python3 scripts/trace-steps.py DIR (a folder of *.json.gz from DCUDA_TRACE runs
-# with every span kept, e.g. scripts/gpu-ap-traced.sh); ranks 0, 1, 13, 60 shown.
+# Usage: python3 scripts/trace-steps.py DIR [PHASE] (a folder of *.json.gz from
+# DCUDA_TRACE runs with every span kept, e.g. scripts/gpu-ap-traced.sh; PHASE,
+# default 'compute', is the phase that starts a step: hdiff's is 'laplacian');
+# ranks 0, 1, 13, 60 shown.
 # Per step medians from complete traces: compute (the phase), the gap to the
 # first call, each call, and the period between compute starts. Steps are
 # the phase named 'compute' (the applications' `rank.trace("compute", ..)`);
 # each call's per-rank medians are also summarised over all ranks;
 # a rank's first and last are left out, and ranks with fewer are skipped.
 import gzip, json, glob, statistics as st, collections, sys
+phase = sys.argv[2] if len(sys.argv) > 2 else 'compute'
 for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
     ev = json.load(gzip.open(f))
     ev = ev['traceEvents'] if isinstance(ev, dict) else ev
@@ -18,7 +21,7 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
     allcalls = collections.defaultdict(list)
     for key in sorted(by):
         s = sorted(by[key])
-        comp = [i for i, x in enumerate(s) if x[2] == 'compute']
+        comp = [i for i, x in enumerate(s) if x[2] == phase]
         if len(comp) < 3:
             continue
         c = [s[i][1] for i in comp[1:-1]]
@@ -37,10 +40,10 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
             allcalls[k].append(st.median(v))
         if key[1] in (0, 1, 13, 60):
             cs = ', '.join(f'{k} {st.median(v):.1f} x{len(v) / len(c):.0f}' for k, v in calls.items())
-            print(f'  rank {key[1]:3}: compute {st.median(c):.1f}, period {st.median(p):.1f}, gap {st.median(gaps) if gaps else 0:.1f}, {cs}')
+            print(f'  rank {key[1]:3}: {phase} {st.median(c):.1f}, period {st.median(p):.1f}, gap {st.median(gaps) if gaps else 0:.1f}, {cs}')
     if not allc:
-        print('  no rank has three compute phases')
+        print(f'  no rank has three {phase} phases')
         continue
-    print(f'  all ranks: compute median {st.median(allc):.1f} max {max(allc):.1f} min {min(allc):.1f}; period median {st.median(allp):.1f}')
+    print(f'  all ranks: {phase} median {st.median(allc):.1f} max {max(allc):.1f} min {min(allc):.1f}; period median {st.median(allp):.1f}')
     for k, v in sorted(allcalls.items()):
         print(f'  all ranks: {k}: median of medians {st.median(v):.1f}, max {max(v):.1f}, min {min(v):.1f}')
