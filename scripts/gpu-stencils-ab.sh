@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A/B of the stencil applications on one GPU (NPS="1"; "1 2" adds two
+# processes, one GPU each): each program of this build (examples/NAME)
+# against examples/NAME_before, alternated ROUNDS times with the faster
+# baseline in every round, device-clock seconds; rows to $OUT/PROGRAM.csv,
+# medians to $OUT/medians.txt. First every new build against its CPU
+# reference on small grids. Bundle: examples/{hdiff,aliev_panfilov,jacobi}
+# with their _before and _mpi, gpu-lib.sh and this script.
+set -uo pipefail
+cd "$(dirname "$0")"
+o=${OUT:-/tmp}
+log=$o/log
+export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+ROUNDS=${ROUNDS:-2}
+NPS=${NPS:-1}
+# shellcheck source=gpu-lib.sh
+. ./gpu-lib.sh
+cat > /tmp/mpi <<'MPI'
+#!/usr/bin/env bash
+n=$1; shift
+if [ "$n" = 1 ]; then exec "$@"; else exec mpirun --allow-run-as-root --bind-to none -np "$n" "$@"; fi
+MPI
+chmod +x /tmp/mpi
+{
+  echo "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+} | tee "$log"
+for n in $NPS; do
+  run "check hdiff np $n" /tmp/mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
+  run "check aliev_panfilov np $n" /tmp/mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
+  run "check jacobi np $n" /tmp/mpi "$n" examples/jacobi --size 1026 --iters 100 --check
+done
+# name|options|baseline options
+cases=(
+  "hdiff|--nx 128 --ny 320 --nz 26|--threads 512"
+  "hdiff|--nx 512 --ny 1280 --nz 32|"
+  "aliev_panfilov|--size 2048|"
+  "aliev_panfilov|--size 4096|"
+  "jacobi|--size 4096|--overlap"
+  "jacobi|--size 16384|--overlap"
+)
+for round in $(seq "$ROUNDS"); do
+  for c in "${cases[@]}"; do
+    IFS='|' read -r prog opts base <<<"$c"
+    csv=$o/$prog.csv # one a program: their columns differ
+    for n in $NPS; do
+      # shellcheck disable=SC2086
+      named_row "$csv" "$prog $opts np $n" "$n" "examples/$prog" $opts --no-check
+      # shellcheck disable=SC2086
+      named_row "$csv" "${prog}_before $opts np $n" "$n" "examples/${prog}_before" $opts --no-check
+      # shellcheck disable=SC2086
+      named_row "$csv" "${prog}_mpi $opts $base np $n" "$n" "examples/${prog}_mpi" $opts $base --no-check
+    done
+  done
+done
+medians "$o" | tee "$o/medians.txt"
+summary
