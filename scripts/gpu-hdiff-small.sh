@@ -13,16 +13,13 @@ cd "$(dirname "$0")"
 o=${OUT:-/tmp}${SUB:+/$SUB}
 mkdir -p "$o"
 log=$o/log
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 ROUNDS=${ROUNDS:-2}
 read -r nx ny nz <<<"${GRID:-128 320 26}"
 CONFIGS=${CONFIGS:-}
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
-{
-  echo "hdiff small grid: $(cat COMMIT), ${nx}x${ny}x${nz}, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-} | tee "$log"
+gpu_env
+gpu_header "hdiff small grid: $(cat COMMIT), ${nx}x${ny}x${nz}"
 grid=(--nx "$nx" --ny "$ny" --nz "$nz")
 IFS=';' read -r -a configs <<<"$CONFIGS"
 [ "${#configs[@]}" -gt 0 ] || configs=("")

@@ -14,50 +14,40 @@ set -uo pipefail
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}
 log=$o/log
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-4096 16384}
+NPS=${NPS:-2 1}
+two() { [[ " $NPS " == *" 2 "* ]]; } # whether NPS has two processes
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
-# `mpi N CMD...`: CMD alone (N = 1) or under mpirun -np N; a program, so
-# that `run` (timeout) can start it.
-cat > /tmp/mpi <<'MPI'
-#!/usr/bin/env bash
-n=$1; shift
-if [ "$n" = 1 ]; then exec "$@"; else exec mpirun --allow-run-as-root --bind-to none -np "$n" "$@"; fi
-MPI
-chmod +x /tmp/mpi
-mpi() { /tmp/mpi "$@"; }
-{
-  echo "jacobi A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE 2>/dev/null), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -1
-  mpirun --version | head -1
-} | tee "$log"
+gpu_env
+mpi_program
+gpu_header "jacobi A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE 2>/dev/null)"
+{ nvcc --version | tail -1; mpirun --version | head -1; } | tee -a "$log"
 nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu >>"$log" 2>&1 &
 nvcc_job=$!
 
 if [ "${CHECKS:-1}" = 1 ]; then
   run "split-phase tests, one GPU" tests/split_phase --test-threads 1
-  if [[ " ${NPS:-2} " == *" 2 "* ]]; then
-    run "world_checks -np 2" /tmp/mpi 2 examples/world_checks
-    run "world_checks -np 2 as two nodes" env DCUDA_NODE=process /tmp/mpi 2 examples/world_checks
+  if two; then
+    run "world_checks -np 2" mpi 2 examples/world_checks
+    run "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/world_checks
   fi
-  for n in ${NPS:-1 2}; do
-    run "check jacobi -np $n" /tmp/mpi $n examples/jacobi --size 1026 --iters 100 --check
+  for n in $NPS; do
+    run "check jacobi -np $n" mpi $n examples/jacobi --size 1026 --iters 100 --check
   done
-  [[ " ${NPS:-2} " == *" 2 "* ]] && run "check jacobi -np 2 as two nodes" env DCUDA_NODE=process /tmp/mpi 2 examples/jacobi --size 1026 --iters 100 --check
+  two && run "check jacobi -np 2 as two nodes" env DCUDA_NODE=process mpi 2 examples/jacobi --size 1026 --iters 100 --check
 fi
 wait "$nvcc_job"
 
 csv=$o/jacobi-ab.csv
 for round in $(seq "$ROUNDS"); do
   for size in $SIZES; do
-    for n in ${NPS:-2 1}; do
+    for n in $NPS; do
       named_row "$csv" "jacobi $size np $n" "$n" examples/jacobi --size "$size" --no-check
       named_row "$csv" "jacobi_before $size np $n" "$n" examples/jacobi_before --size "$size" --no-check
     done
-    [[ " ${NPS:-2} " == *" 2 "* ]] && named_row "$csv" "jacobi_mpi --overlap $size np 2" 2 examples/jacobi_mpi --overlap --size "$size" --no-check
+    two && named_row "$csv" "jacobi_mpi --overlap $size np 2" 2 examples/jacobi_mpi --overlap --size "$size" --no-check
     [ -x /tmp/jacobi_single ] && named_row "$csv" "jacobi_single 1024 $size" 1 /tmp/jacobi_single --size "$size" --threads 1024
   done
 done
@@ -69,7 +59,7 @@ t=/tmp/traces
 rm -rf "$t" && mkdir -p "$t"
 for spec in ${TRACED:-}; do
   IFS=: read -r b size n <<<"$spec"
-  DCUDA_TRACE_SPANS=16384 DCUDA_TRACE="$t/$b-$size-np$n.json" /tmp/mpi "$n" "examples/$b" --size "$size" --iters 300 --no-check >>"$log" 2>&1
+  DCUDA_TRACE_SPANS=16384 DCUDA_TRACE="$t/$b-$size-np$n.json" mpi "$n" "examples/$b" --size "$size" --iters 300 --no-check >>"$log" 2>&1
   rm -f "$t/$b-$size-np$n.svg"
   gzip -f "$t/$b-$size-np$n.json"
 done

@@ -9,18 +9,14 @@ set -uo pipefail
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}
 log=$o/log
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 ROUNDS=${ROUNDS:-2}
 SIZE=${SIZE:-16384}
 NPS=${NPS:-2 1}
 CONFIGS=${CONFIGS:-;--threads 512 --max-registers 64;--threads 256;--threads 256 --max-registers 64;--threads 1024 --max-registers 64}
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
-{
-  echo "jacobi geometries: $(cat COMMIT), size $SIZE, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -1
-} | tee "$log"
+gpu_env
+gpu_header "jacobi geometries: $(cat COMMIT), size $SIZE"
 nvcc -O3 -arch=sm_90 -o /tmp/jacobi_single baselines/jacobi_single.cu >>"$log" 2>&1
 csv=$o/geometry.csv
 IFS=';' read -r -a configs <<<"$CONFIGS"

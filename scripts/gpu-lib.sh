@@ -27,12 +27,13 @@ summary() {
   [ "$fail" = 0 ]
 }
 # `named_row CSV NAME NP CMD...` runs CMD --csv alone (NP = 1) or under
-# mpirun -np NP and appends its row to CSV with NAME as the first column
-# (the header once); a failure goes to $o/log. stderr goes to $o/err.log.
+# mpirun -np NP (processes bound as BIND says, default none) and appends
+# its row to CSV with NAME as the first column (the header once); a
+# failure goes to $o/log. stderr goes to $o/err.log.
 named_row() {
   local csv=$1 name=$2 n=$3; shift 3
   local cmd=("$@")
-  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to none -np "$n" "$@")
+  [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to "${BIND:-none}" -np "$n" "$@")
   if timeout "${ROW_LIMIT:-120}" "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
     [ -s "$csv" ] || head -n 1 /tmp/row.csv | sed 's|^|name,|' > "$csv"
     tail -n 1 /tmp/row.csv | sed "s|^|$name,|" >> "$csv"
@@ -81,4 +82,17 @@ build_nvshmem() {
   nv=$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], "nvshmem"))' 2>/dev/null)
   nvcc -O2 -rdc=true -arch=sm_90 -I"$nv/include" $(mpicc --showme:compile) "baselines/$1.cu" -o "/tmp/$1" \
     -L"$nv/lib" -l:libnvshmem_host.so.3 -lnvshmem_device $(mpicc --showme:link) -Xlinker -rpath -Xlinker "$nv/lib"
+}
+# `mpi_program`: puts `mpi N CMD...` on PATH, CMD alone (N = 1) or under
+# mpirun -np N (bound as BIND says): a program, so that `run`'s timeout
+# and env can start it.
+mpi_program() {
+  mkdir -p /tmp/gpu-bin
+  cat > /tmp/gpu-bin/mpi <<'MPI'
+#!/usr/bin/env bash
+n=$1; shift
+if [ "$n" = 1 ]; then exec "$@"; else exec mpirun --allow-run-as-root --bind-to "${BIND:-none}" -np "$n" "$@"; fi
+MPI
+  chmod +x /tmp/gpu-bin/mpi
+  export PATH=/tmp/gpu-bin:$PATH
 }

@@ -10,25 +10,17 @@ set -uo pipefail
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}
 log=$o/log
-export DCUDA_BACKEND=gpu NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
 ROUNDS=${ROUNDS:-2}
 NPS=${NPS:-1}
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
-cat > /tmp/mpi <<'MPI'
-#!/usr/bin/env bash
-n=$1; shift
-if [ "$n" = 1 ]; then exec "$@"; else exec mpirun --allow-run-as-root --bind-to none -np "$n" "$@"; fi
-MPI
-chmod +x /tmp/mpi
-{
-  echo "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-} | tee "$log"
+gpu_env
+mpi_program
+gpu_header "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE)"
 for n in $NPS; do
-  run "check hdiff np $n" /tmp/mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
-  run "check aliev_panfilov np $n" /tmp/mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
-  run "check jacobi np $n" /tmp/mpi "$n" examples/jacobi --size 1026 --iters 100 --check
+  run "check hdiff np $n" mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
+  run "check aliev_panfilov np $n" mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
+  run "check jacobi np $n" mpi "$n" examples/jacobi --size 1026 --iters 100 --check
 done
 # name|options|baseline options
 cases=(
