@@ -190,6 +190,10 @@ codes! {
         GetNotifyTyped = 38 => "get_notify_typed",
         AllreduceStart = 39 => "allreduce_start",
         AllreduceFinish = 40 => "allreduce_finish",
+        PutTarget = 41 => "put_target",
+        PutTo = 42 => "put_to",
+        PutNotifyTo = 43 => "put_notify_to",
+        FreePutTarget = 44 => "free_put_target",
     }
 }
 
@@ -227,5 +231,8 @@ codes! {
         TypedThroughHost = 27 => "typed transfer through the host",
         TypeIndex = 28 => "indexed layout's firsts out of order",
         CollectivePending = 29 => "collective while an allreduce is pending",
+        TooManyPutTargets = 30 => "too many put targets",
+        StalePutTarget = 31 => "put target freed",
+        PutTargetTooShort = 32 => "source longer than the put target",
     }
 }

@@ -22,6 +22,7 @@ mod collectives;
 mod comms;
 mod communication;
 mod messages;
+mod put_targets;
 mod slices;
 mod split_phase;
 pub use split_phase::PendingAllreduce;

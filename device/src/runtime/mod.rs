@@ -34,6 +34,7 @@ mod message_split;
 mod message_stamps;
 mod messages;
 mod notify;
+mod put_targets;
 mod rma;
 mod route;
 mod scans;
@@ -54,6 +55,7 @@ mod window;
 pub use comm::{Comm, CommKind, SplitType};
 pub use matching::{Match, Source};
 pub use messages::Status;
+pub use put_targets::PutTarget;
 pub use window::Window;
 
 use crate::abi::{RankContext, STATUS_FINISHED};
@@ -83,6 +85,7 @@ pub(crate) struct Runtime {
     comms: comm::Comms,
     tracer: trace::Tracer,
     split_phase: split_phase::SplitPhase,
+    put_targets: put_targets::PutTargets,
 }
 
 impl Runtime {
@@ -125,6 +128,7 @@ impl Runtime {
             comms: comm::Comms::default(),
             tracer: trace::Tracer::default(),
             split_phase: split_phase::SplitPhase::default(),
+            put_targets: put_targets::PutTargets::default(),
         }
     }
 

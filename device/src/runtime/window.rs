@@ -38,6 +38,25 @@ impl<T> Window<T> {
     pub fn context(&self) -> u32 {
         self.context
     }
+
+    /// The handle of these parts (kept apart by a put target).
+    #[inline(always)]
+    pub(crate) fn from_parts(
+        id: u32,
+        context: u32,
+        slot: u32,
+        generation: u32,
+        matched: bool,
+    ) -> Window<T> {
+        Window {
+            id,
+            context,
+            slot,
+            generation,
+            matched,
+            _marker: PhantomData,
+        }
+    }
 }
 
 /// Which windows this rank has live: one bit per id, the same on every
@@ -224,9 +243,11 @@ impl Runtime {
         // Every rank is done with the window before it goes.
         self.barrier(block, comm);
         let slot = self.own_entry(block, win.id);
+        let targets = self.forget_put_targets(win.id);
         block.single(|_| {
             // SAFETY: this rank's own entry.
             unsafe { (*slot).live = 0 };
+            super::put_targets::zero_slots(targets);
             0u32
         });
         self.windows.live &= !(1 << win.id);

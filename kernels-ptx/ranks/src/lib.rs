@@ -11,6 +11,7 @@ pub mod indexed;
 pub mod messages;
 pub mod misuse;
 pub mod probe;
+pub mod put_targets;
 pub mod runtime_checks;
 pub mod smooth;
 pub mod split_phase;

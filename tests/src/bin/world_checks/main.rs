@@ -97,6 +97,29 @@ impl Run<'_> {
         )
     }
 
+    /// The ring through put targets: the rank's own copy to ranks of its
+    /// device, the general put through the host to other processes.
+    fn put_targets(&self, words: u32, rounds: u32) -> Check {
+        use dcuda_rank_kernels::put_targets::{PUT_TARGET_RING, SMALL_WORDS};
+        let out = self
+            .run(&PUT_TARGET_RING, words, rounds, 0)
+            .map_err(|e| e.to_string())?;
+        let (n, big) = (self.world, words - SMALL_WORDS);
+        self.expect(
+            &format!("put_target_ring of {words} words"),
+            &out,
+            words,
+            |me, k| {
+                let prev = (me + n - 1) % n;
+                if k < big {
+                    prev * 1000 + rounds - 1 + k
+                } else {
+                    prev * 1000 + 777 + k
+                }
+            },
+        )
+    }
+
     fn notify(&self) -> Check {
         let rounds = 30;
         let out = self
@@ -291,6 +314,7 @@ fn main() {
             ("ring, small", Box::new(|| run.ring(300, 40))),
             ("ring, pipelined", Box::new(|| run.ring(600_000, 3))),
             ("notify", Box::new(|| run.notify())),
+            ("put targets", Box::new(|| run.put_targets(300, 9))),
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
             ("allreduce and bcast", Box::new(|| run.collectives())),
