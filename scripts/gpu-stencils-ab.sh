@@ -5,22 +5,25 @@
 # baseline in every round, device-clock seconds; rows to $OUT/PROGRAM.csv,
 # medians to $OUT/medians.txt. First every new build against its CPU
 # reference on small grids. Bundle: examples/{hdiff,aliev_panfilov,jacobi}
-# with their _before and _mpi, gpu-lib.sh and this script.
+# with their _before and _mpi, gpu-lib.sh and this script. ONLY="hdiff
+# jacobi" keeps the named programs alone (default all three).
 set -uo pipefail
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}
 log=$o/log
 ROUNDS=${ROUNDS:-2}
 NPS=${NPS:-1}
+ONLY=${ONLY:-hdiff aliev_panfilov jacobi}
+wanted() { [[ " $ONLY " == *" $1 "* ]]; }
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
 gpu_env
 mpi_program
 gpu_header "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE)"
 for n in $NPS; do
-  run "check hdiff np $n" mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
-  run "check aliev_panfilov np $n" mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
-  run "check jacobi np $n" mpi "$n" examples/jacobi --size 1026 --iters 100 --check
+  wanted hdiff && run "check hdiff np $n" mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
+  wanted aliev_panfilov && run "check aliev_panfilov np $n" mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
+  wanted jacobi && run "check jacobi np $n" mpi "$n" examples/jacobi --size 1026 --iters 100 --check
 done
 # name|options|baseline options
 cases=(
@@ -34,6 +37,7 @@ cases=(
 for round in $(seq "$ROUNDS"); do
   for c in "${cases[@]}"; do
     IFS='|' read -r prog opts base <<<"$c"
+    wanted "$prog" || continue
     csv=$o/$prog.csv # one a program: their columns differ
     for n in $NPS; do
       # shellcheck disable=SC2086

@@ -77,6 +77,14 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     };
     let work = args.work;
 
+    // The halo puts' destinations, checked and looked up once: a halo
+    // row of the rank above (the bottom one) or below (the top one).
+    let up = |rank: &mut Rank, win| rank.put_target(win, above, bottom_halo_above, w);
+    let down = |rank: &mut Rank, win| rank.put_target(win, below, 0, w);
+    let lap_up = up(rank, lap_win);
+    let fly_down = down(rank, fly_win);
+    let out_up = [up(rank, states[0]), up(rank, states[1])];
+    let out_down = [down(rank, states[0]), down(rank, states[1])];
     rank.barrier(world);
     let started = rank.timestamp();
     for k in 0..args.iters {
@@ -93,27 +101,21 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
             rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) })
         });
         // Fluxes in y need the Laplacian of the row below the band.
-        rank.put_notify(
-            lap_win,
-            above,
-            bottom_halo_above,
-            row(work.lap, rows.0),
-            tag(LAP, k),
-        );
+        rank.put_notify_to(lap_up, row(work.lap, rows.0), tag(LAP, k));
         rank.wait_notifications(tag(LAP, k), 1);
         rank.trace("fluxes", |rank| {
             rank.threads(|t| unsafe { fluxes(shape, inp, work, rows, walk(t)) })
         });
         // The output needs the y flux of the row above the band.
-        rank.put_notify(fly_win, below, 0, row(work.fly, rows.1 - 1), tag(FLY, k));
+        rank.put_notify_to(fly_down, row(work.fly, rows.1 - 1), tag(FLY, k));
         rank.wait_notifications(tag(FLY, k), 1);
         rank.trace("output", |rank| {
             rank.threads(|t| unsafe { output(shape, inp, work, out, rows, walk(t)) })
         });
         // The next Laplacian needs the new state of the rows on both sides.
-        let win = states[(k as usize + 1) % 2];
-        rank.put_notify(win, above, bottom_halo_above, row(out, rows.0), tag(OUT, k));
-        rank.put_notify(win, below, 0, row(out, rows.1 - 1), tag(OUT, k));
+        let next = (k as usize + 1) % 2;
+        rank.put_notify_to(out_up[next], row(out, rows.0), tag(OUT, k));
+        rank.put_notify_to(out_down[next], row(out, rows.1 - 1), tag(OUT, k));
         rank.wait_notifications(tag(OUT, k), 2);
     }
     rank.barrier(world);
