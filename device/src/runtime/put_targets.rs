@@ -94,7 +94,12 @@ struct Slot {
 
 #[inline(always)]
 fn word(slot: u32, i: usize) -> u64 {
-    DCUDA_PUT_TARGETS.get(slot as usize * WORDS + i)
+    // A plain load, as the run's context is read (`Runtime::ctx`): the
+    // compiler may then read a word once and where it is used, which it
+    // does not do with the shared-memory asm.
+    let at = (slot as usize % SLOTS) * WORDS + i % WORDS;
+    // SAFETY: inside the array, which lives as long as the block.
+    unsafe { *DCUDA_PUT_TARGETS.as_mut_ptr().add(at) }
 }
 
 #[inline(always)]
