@@ -270,6 +270,19 @@ impl Runtime {
             let counters = word(to.slot(), 1) as *mut u32;
             counters.wrapping_add(counter_index(dev, tag))
         };
+        if core::ptr::eq(dst, from) {
+            // Overlapping windows (ranks of one process): the data is
+            // there, and the release's one barrier orders every thread's
+            // writes to it.
+            if let Some(tag) = tag {
+                block.sync();
+                block.leader(|_| {
+                    // SAFETY: in the target's counter array.
+                    unsafe { arch::add(counter(tag), 1, Ordering::Release, scope) }
+                });
+            }
+            return;
+        }
         // Every thread's writes to the source are done before the copy.
         block.sync();
         match tag {
@@ -278,9 +291,7 @@ impl Runtime {
                 // and the source holds `bytes`; the counter is the
                 // target's. One thread's release covers its own copy.
                 unsafe {
-                    if !core::ptr::eq(dst, from) {
-                        core::ptr::copy(from, dst, bytes);
-                    }
+                    core::ptr::copy(from, dst, bytes);
                     arch::add(counter(tag), 1, Ordering::Release, scope);
                 }
             }),
