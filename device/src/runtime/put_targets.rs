@@ -9,8 +9,9 @@
 //! for the routes the rank does not move itself (the host's, NVSHMEM's,
 //! matched windows), the window, target and offset to hand the general
 //! put. A handle is one word, its key: the slot and a stamp, which the
-//! slot keeps too; freeing the target or its window zeroes the slot's key, and a
-//! stale handle is refused instead of writing where a newer target goes.
+//! slot keeps too. Freeing the target or its window zeroes the slot's
+//! key, and a stale handle is refused instead of writing where a newer
+//! target goes.
 
 use super::notify::direct_scope;
 use super::rma::route_of;
@@ -41,7 +42,7 @@ const SMALL: usize = 16;
 
 /// A put's destination, checked and looked up once by
 /// [`Rank::put_target`](crate::Rank::put_target): `count` elements of `T`
-/// at an offset of one rank's part of a window. A handle of two words,
+/// at an offset of one rank's part of a window. A handle of one word,
 /// the same on every thread of the rank; valid until
 /// [`Rank::free_put_target`](crate::Rank::free_put_target) or the
 /// window's [`win_free`](crate::Rank::win_free).
