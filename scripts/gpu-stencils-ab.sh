@@ -6,7 +6,10 @@
 # medians to $OUT/medians.txt. First every new build against its CPU
 # reference on small grids. Bundle: examples/{hdiff,aliev_panfilov,jacobi}
 # with their _before and _mpi, gpu-lib.sh and this script. ONLY="hdiff
-# jacobi" keeps the named programs alone (default all three).
+# jacobi" keeps the named programs alone (default all three); VARIANTS
+# lists the suffixes run beside this build (default "_before"; "_b
+# _before" adds examples/NAME_b); BASELINES=0 leaves out the baselines,
+# CHECKS=0 the checks.
 set -uo pipefail
 cd "$(dirname "$0")"
 o=${OUT:-/tmp}
@@ -15,12 +18,13 @@ ROUNDS=${ROUNDS:-2}
 NPS=${NPS:-1}
 ONLY=${ONLY:-hdiff aliev_panfilov jacobi}
 wanted() { [[ " $ONLY " == *" $1 "* ]]; }
+VARIANTS=${VARIANTS:-_before}
 # shellcheck source=gpu-lib.sh
 . ./gpu-lib.sh
 gpu_env
 mpi_program
 gpu_header "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE)"
-for n in $NPS; do
+[ "${CHECKS:-1}" = 1 ] && for n in $NPS; do
   wanted hdiff && run "check hdiff np $n" mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
   wanted aliev_panfilov && run "check aliev_panfilov np $n" mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
   wanted jacobi && run "check jacobi np $n" mpi "$n" examples/jacobi --size 1026 --iters 100 --check
@@ -42,8 +46,11 @@ for round in $(seq "$ROUNDS"); do
     for n in $NPS; do
       # shellcheck disable=SC2086
       named_row "$csv" "$prog $opts np $n" "$n" "examples/$prog" $opts --no-check
-      # shellcheck disable=SC2086
-      named_row "$csv" "${prog}_before $opts np $n" "$n" "examples/${prog}_before" $opts --no-check
+      for v in $VARIANTS; do
+        # shellcheck disable=SC2086
+        named_row "$csv" "$prog$v $opts np $n" "$n" "examples/$prog$v" $opts --no-check
+      done
+      [ "${BASELINES:-1}" = 1 ] || continue
       # shellcheck disable=SC2086
       named_row "$csv" "${prog}_mpi $opts $base np $n" "$n" "examples/${prog}_mpi" $opts $base --no-check
     done

@@ -20,6 +20,12 @@ impl Rank {
     /// freed, after which using its handle fails with an error naming the
     /// rank and the call. Block-collective, like the put it stands for;
     /// it does not synchronise with the target.
+    ///
+    /// The target's own window entry is checked here, not at each put:
+    /// a target rank that frees the window while this rank still puts to
+    /// it (breaking `win_free`'s rule that every rank frees it together)
+    /// is an error for `put_notify`, but goes unnoticed by `put_notify_to`
+    /// on this device and mapped GPUs.
     #[inline(always)]
     #[track_caller]
     pub fn put_target<T: DeviceCopy>(

@@ -25,8 +25,23 @@ use core::marker::PhantomData;
 
 /// Put targets a rank may hold at once.
 pub const SLOTS: usize = 16;
-/// Words of a slot (see [`Slot`]).
+/// Words of a slot, each named by its index below.
 const WORDS: usize = 8;
+/// Where element `offset` of the target's part lives, as this rank reaches
+/// it (direct routes only).
+const DST: usize = 0;
+/// The target's device's notification counters.
+const COUNTERS: usize = 1;
+/// The offset and count the target was made with (elements).
+const OFFSET: usize = 2;
+const COUNT: usize = 3;
+/// The target's rank on its device | its route and the matched flag above.
+const ROUTE: usize = 4;
+/// The target's rank in the window's communicator | the handle's key above.
+const KEY: usize = 5;
+/// The window's id | its context; its communicator slot | its generation.
+const WINDOW: usize = 6;
+const GENERATION: usize = 7;
 
 crate::shared_array!(static DCUDA_PUT_TARGETS: [u64; SLOTS * WORDS]);
 
@@ -73,26 +88,6 @@ pub(crate) struct PutTargets {
     stamp: u32,
 }
 
-/// A slot as read from shared memory.
-struct Slot {
-    /// Where element `offset` of the target's part lives, as this rank
-    /// reaches it (direct routes only).
-    dst: u64,
-    /// The target's device's notification counters.
-    counters: u64,
-    offset: u64,
-    count: u64,
-    /// The target's rank on its device.
-    dev: u32,
-    route: Route,
-    matched: bool,
-    /// The target's rank in the window's communicator.
-    target: u32,
-    /// The key of its handle.
-    key: u32,
-    window: (u32, u32, u32, u32),
-}
-
 #[inline(always)]
 fn word(slot: u32, i: usize) -> u64 {
     // A plain load, as the run's context is read (`Runtime::ctx`): the
@@ -111,55 +106,6 @@ fn halves(w: u64) -> (u32, u32) {
 #[inline(always)]
 fn pair(lo: u32, hi: u32) -> u64 {
     lo as u64 | (hi as u64) << 32
-}
-
-impl Slot {
-    #[inline(always)]
-    fn read(slot: u32) -> Slot {
-        let (dev, flags) = halves(word(slot, 4));
-        let (target, key) = halves(word(slot, 5));
-        let (id, context) = halves(word(slot, 6));
-        let (comm_slot, generation) = halves(word(slot, 7));
-        Slot {
-            dst: word(slot, 0),
-            counters: word(slot, 1),
-            offset: word(slot, 2),
-            count: word(slot, 3),
-            dev,
-            route: Route::from_u32(flags & 0xff).unwrap_or(Route::Host),
-            matched: flags & MATCHED != 0,
-            target,
-            key,
-            window: (id, context, comm_slot, generation),
-        }
-    }
-
-    /// Writes the slot (leader thread).
-    #[inline(always)]
-    fn write(&self, slot: u32) {
-        let flags = self.route as u32 | if self.matched { MATCHED } else { 0 };
-        let (id, context, comm_slot, generation) = self.window;
-        let words = [
-            self.dst,
-            self.counters,
-            self.offset,
-            self.count,
-            pair(self.dev, flags),
-            pair(self.target, self.key),
-            pair(id, context),
-            pair(comm_slot, generation),
-        ];
-        for (i, w) in words.into_iter().enumerate() {
-            DCUDA_PUT_TARGETS.set(slot as usize * WORDS + i, w);
-        }
-    }
-
-    /// The window it was made on.
-    #[inline(always)]
-    fn window<T>(&self) -> Window<T> {
-        let (id, context, slot, generation) = self.window;
-        Window::from_parts(id, context, slot, generation, self.matched)
-    }
 }
 
 impl Runtime {
@@ -188,25 +134,28 @@ impl Runtime {
         let stamp = self.put_targets.stamp % STAMPS + 1;
         self.put_targets.stamp = stamp;
         self.put_targets.used |= 1 << slot;
-        let size = core::mem::size_of::<T>();
-        let entry = Slot {
-            dst: t.entry.base.wrapping_add((offset * size) as u64),
-            counters: t.place.counters,
-            offset: offset as u64,
-            count: count as u64,
-            dev: t.place.dev,
-            route: route_of(&t),
-            matched: win.matched,
-            target,
-            key: stamp * SLOTS as u32 + slot,
-            window: (win.id, win.context, win.slot, win.generation),
-        };
+        let key = stamp * SLOTS as u32 + slot;
+        let flags = route_of(&t) as u32 | if win.matched { MATCHED } else { 0 };
+        let mut words = [0u64; WORDS];
+        words[DST] = t
+            .entry
+            .base
+            .wrapping_add((offset * core::mem::size_of::<T>()) as u64);
+        words[COUNTERS] = t.place.counters;
+        words[OFFSET] = offset as u64;
+        words[COUNT] = count as u64;
+        words[ROUTE] = pair(t.place.dev, flags);
+        words[KEY] = pair(target, key);
+        words[WINDOW] = pair(win.id, win.context);
+        words[GENERATION] = pair(win.slot, win.generation);
         block.single(|_| {
-            entry.write(slot);
+            for (i, w) in words.into_iter().enumerate() {
+                DCUDA_PUT_TARGETS.set(slot as usize * WORDS + i, w);
+            }
             0u32
         });
         PutTarget {
-            key: entry.key,
+            key,
             _marker: PhantomData,
         }
     }
@@ -214,7 +163,7 @@ impl Runtime {
     /// Fails `call` unless `to` is live (its slot still has its key).
     #[inline(always)]
     fn check_live_target<T>(&self, block: &mut Block, call: Call, to: &PutTarget<T>) {
-        if halves(word(to.slot(), 5)).1 != to.key {
+        if halves(word(to.slot(), KEY)).1 != to.key {
             self.fail(
                 block,
                 call,
@@ -227,7 +176,7 @@ impl Runtime {
     /// The rank in the window's communicator that `to` writes to.
     #[inline(always)]
     pub fn put_target_rank<T>(&self, to: &PutTarget<T>) -> u32 {
-        halves(word(to.slot(), 5)).0
+        halves(word(to.slot(), KEY)).0
     }
 
     /// Writes `src` to the start of `to`, then bumps `tag` there if given:
@@ -253,22 +202,22 @@ impl Runtime {
             self.check_user_tag(block, call, tag);
         }
         self.check_live_target(block, call, &to);
-        let count = word(to.slot(), 3);
+        let count = word(to.slot(), COUNT);
         if src.len() as u64 > count {
-            let target = halves(word(to.slot(), 5)).0 as u64;
+            let target = halves(word(to.slot(), KEY)).0 as u64;
             let values = [src.len() as u64, count, target, 0];
             self.fail(block, call, Fault::PutTargetTooShort, values);
         }
-        let (dev, flags) = halves(word(to.slot(), 4));
+        let (dev, flags) = halves(word(to.slot(), ROUTE));
         let route = Route::from_u32(flags & 0xff).unwrap_or(Route::Host);
         let scope = direct_scope(route);
         let (Some(scope), false) = (scope, flags & MATCHED != 0) else {
             return self.put_general(block, to.slot(), src, tag);
         };
-        let (dst, bytes) = (word(to.slot(), 0) as *mut u8, src.bytes());
+        let (dst, bytes) = (word(to.slot(), DST) as *mut u8, src.bytes());
         let from = src.as_ptr() as *const u8;
         let counter = |tag| {
-            let counters = word(to.slot(), 1) as *mut u32;
+            let counters = word(to.slot(), COUNTERS) as *mut u32;
             counters.wrapping_add(counter_index(dev, tag))
         };
         if core::ptr::eq(dst, from) {
@@ -323,8 +272,12 @@ impl Runtime {
         src: DeviceSlice<T>,
         tag: Option<u32>,
     ) {
-        let s = Slot::read(slot);
-        let (win, at) = (s.window::<T>(), (s.target, s.offset as usize));
+        let (_, flags) = halves(word(slot, ROUTE));
+        let (id, context) = halves(word(slot, WINDOW));
+        let (comm_slot, generation) = halves(word(slot, GENERATION));
+        let matched = flags & MATCHED != 0;
+        let win = Window::from_parts(id, context, comm_slot, generation, matched);
+        let at = (halves(word(slot, KEY)).0, word(slot, OFFSET) as usize);
         match tag {
             Some(tag) => self.put_notify(block, win, at, src, tag),
             None => self.put(block, win, at.0, at.1, src),
@@ -354,7 +307,7 @@ impl Runtime {
         while used != 0 {
             let slot = used.trailing_zeros();
             used &= used - 1;
-            if halves(word(slot, 6)).0 == id {
+            if halves(word(slot, WINDOW)).0 == id {
                 mine |= 1 << slot;
             }
         }
@@ -369,6 +322,6 @@ pub(super) fn zero_slots(mut mask: u32) {
     while mask != 0 {
         let slot = mask.trailing_zeros();
         mask &= mask - 1;
-        DCUDA_PUT_TARGETS.set(slot as usize * WORDS + 5, 0);
+        DCUDA_PUT_TARGETS.set(slot as usize * WORDS + KEY, 0);
     }
 }
