@@ -4,9 +4,8 @@
 
 use crate::compute::TimeStep;
 use crate::layout::Layout;
-use app_support::args::{
-    check_batch, check_max_registers, check_threads, csv_record, Args, Geometry,
-};
+use app_support::args::{check_batch, check_max_registers, check_threads, Args, Geometry};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 
@@ -206,21 +205,13 @@ pub fn rank_grid(units: u32, w: u32, h: u32) -> (u32, u32) {
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program and its variant.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
+    /// What every program reports: program, backend, processes (those
+    /// of `layout`), units (its ranks of a process), seconds, check.
+    pub run: Run,
     /// The decomposition it ran.
     pub layout: Layout,
-    /// "ranks" or "blocks" (the baseline's blocks per launch: `layout`'s
-    /// ranks of a process).
-    pub unit: &'static str,
     /// The options it ran with.
     pub options: Options,
-    /// Seconds of the steps, from the device clock.
-    pub seconds: f64,
-    /// "correct", "not checked", or why not.
-    pub checked: String,
 }
 
 impl Outcome {
@@ -228,49 +219,31 @@ impl Outcome {
     /// and row (with `--csv`).
     pub fn render(&self) -> Result<String, String> {
         let (o, l) = (&self.options, &self.layout);
-        let procs = l.procs_x * l.procs_y;
-        let units = l.ranks_per_process();
+        let (procs, units) = (self.run.processes, self.run.units);
         if !o.csv {
             return Ok(format!(
                 "{}: {} x {} grid, {} steps on {procs} process(es) ({} x {}) x {units} {} ({} x {}) of {} threads ({}): {:.4} s, {:.3} ms per step, {}\n",
-                self.program, o.nx, o.ny, o.iters, l.procs_x, l.procs_y, self.unit,
-                l.ranks_x, l.ranks_y, o.threads, self.backend, self.seconds,
-                1e3 * self.seconds / o.iters.max(1) as f64, self.checked
+                self.run.program, o.nx, o.ny, o.iters, l.procs_x, l.procs_y, self.run.unit,
+                l.ranks_x, l.ranks_y, o.threads, self.run.backend, self.run.seconds,
+                1e3 * self.run.seconds / o.iters.max(1) as f64, self.run.checked
             ));
         }
-        let header = [
-            "program",
-            "backend",
-            "processes",
-            "procs_x",
-            "units",
-            "ranks_x",
-            "threads",
-            "nx",
-            "ny",
-            "iters",
-            "seconds",
-            "check",
-            "batch",
-            "max_registers",
-        ];
-        let row = [
-            self.program.clone(),
-            self.backend.clone(),
-            procs.to_string(),
-            l.procs_x.to_string(),
-            units.to_string(),
-            l.ranks_x.to_string(),
-            o.threads.to_string(),
-            o.nx.to_string(),
-            o.ny.to_string(),
-            o.iters.to_string(),
-            format!("{:.6}", self.seconds),
-            self.checked.clone(),
-            o.batch.to_string(),
-            o.max_registers.to_string(),
-        ];
-        csv_record(&header, &row)
+        csv_columns(&[
+            ("program", self.run.program.clone()),
+            ("backend", self.run.backend.clone()),
+            ("processes", procs.to_string()),
+            ("procs_x", l.procs_x.to_string()),
+            ("units", units.to_string()),
+            ("ranks_x", l.ranks_x.to_string()),
+            ("threads", o.threads.to_string()),
+            ("nx", o.nx.to_string()),
+            ("ny", o.ny.to_string()),
+            ("iters", o.iters.to_string()),
+            ("seconds", format!("{:.6}", self.run.seconds)),
+            ("check", self.run.checked.clone()),
+            ("batch", o.batch.to_string()),
+            ("max_registers", o.max_registers.to_string()),
+        ])
     }
 }
 

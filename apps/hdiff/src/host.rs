@@ -2,7 +2,8 @@
 //! CPU reference, the check and the report. Not part of the PTX build.
 
 use crate::compute::{split, Shape};
-use app_support::args::{check_batch, check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{check_batch, check_max_registers, check_threads, Args};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -284,22 +285,11 @@ pub fn check(o: &Options, band: &Band, got: &[f64]) -> Result<(), String> {
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program and its variant.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
-    /// Processes (GPUs).
-    pub processes: u32,
-    /// Ranks or blocks per process.
-    pub units: u32,
-    /// What the units are: "ranks" or "blocks".
-    pub unit: &'static str,
+    /// What every program reports: program, backend, processes,
+    /// units, seconds, check.
+    pub run: Run,
     /// The options it ran with.
     pub options: Options,
-    /// Seconds of the iterations, from the device clock.
-    pub seconds: f64,
-    /// "correct", "not checked", or why not.
-    pub checked: String,
 }
 
 impl Outcome {
@@ -310,44 +300,29 @@ impl Outcome {
         if !o.csv {
             return Ok(format!(
                 "{}: {} x {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, {}\n",
-                self.program, o.nx, o.ny, o.nz, o.iters, self.processes, self.units, self.unit,
-                o.threads, self.backend, self.seconds,
-                1e3 * self.seconds / o.iters.max(1) as f64, self.checked
+                self.run.program, o.nx, o.ny, o.nz, o.iters, self.run.processes, self.run.units, self.run.unit,
+                o.threads, self.run.backend, self.run.seconds,
+                1e3 * self.run.seconds / o.iters.max(1) as f64, self.run.checked
             ));
         }
-        let header = [
-            "program",
-            "backend",
-            "processes",
-            "units",
-            "threads",
-            "nx",
-            "ny",
-            "nz",
-            "iters",
-            "seconds",
-            "check",
-            "batch",
-            "max_registers",
-            "chunk",
-        ];
-        let row = [
-            self.program.clone(),
-            self.backend.clone(),
-            self.processes.to_string(),
-            self.units.to_string(),
-            o.threads.to_string(),
-            o.nx.to_string(),
-            o.ny.to_string(),
-            o.nz.to_string(),
-            o.iters.to_string(),
-            format!("{:.6}", self.seconds),
-            self.checked.clone(),
-            o.batch.to_string(),
-            o.max_registers.to_string(),
-            o.chunk.to_string(),
-        ];
-        csv_record(&header, &row)
+        csv_columns(
+            &[
+                self.run.columns(),
+                std::vec![
+                    ("threads", o.threads.to_string()),
+                    ("nx", o.nx.to_string()),
+                    ("ny", o.ny.to_string()),
+                    ("nz", o.nz.to_string()),
+                    ("iters", o.iters.to_string()),
+                    ("seconds", format!("{:.6}", self.run.seconds)),
+                    ("check", self.run.checked.clone()),
+                    ("batch", o.batch.to_string()),
+                    ("max_registers", o.max_registers.to_string()),
+                    ("chunk", o.chunk.to_string()),
+                ],
+            ]
+            .concat(),
+        )
     }
 }
 

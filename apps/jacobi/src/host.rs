@@ -2,7 +2,8 @@
 //! CPU reference and the report. Not part of the PTX build.
 
 use crate::compute::split;
-use app_support::args::{check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{check_max_registers, check_threads, Args};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -254,24 +255,13 @@ pub fn check(band: &Band, got: &[f32], norms: Option<&[f32]>, iters: u32) -> Res
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program and its variant.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
-    /// Processes (GPUs).
-    pub processes: u32,
-    /// Ranks or blocks per process.
-    pub units: u32,
-    /// What the units are: "ranks" or "blocks".
-    pub unit: &'static str,
+    /// What every program reports: program, backend, processes,
+    /// units, seconds, check.
+    pub run: Run,
     /// The options it ran with.
     pub options: Options,
-    /// Seconds of the iterations, from the device clock.
-    pub seconds: f64,
     /// The last iteration's L2 norm.
     pub norm: f64,
-    /// "correct", "not checked", or why not.
-    pub checked: String,
 }
 
 impl Outcome {
@@ -280,49 +270,37 @@ impl Outcome {
     pub fn render(&self) -> Result<String, String> {
         let o = &self.options;
         if o.csv {
-            let row = [
-                self.program.clone(),
-                self.backend.clone(),
-                self.processes.to_string(),
-                self.units.to_string(),
-                o.threads.to_string(),
-                o.nx.to_string(),
-                o.ny.to_string(),
-                o.iters.to_string(),
-                format!("{:.6}", self.seconds),
-                format!("{:e}", self.norm),
-                self.checked.clone(),
-            ];
-            let header = [
-                "program",
-                "backend",
-                "processes",
-                "units",
-                "threads",
-                "nx",
-                "ny",
-                "iters",
-                "seconds",
-                "norm",
-                "check",
-            ];
-            csv_record(&header, &row)
+            csv_columns(
+                &[
+                    self.run.columns(),
+                    std::vec![
+                        ("threads", o.threads.to_string()),
+                        ("nx", o.nx.to_string()),
+                        ("ny", o.ny.to_string()),
+                        ("iters", o.iters.to_string()),
+                        ("seconds", format!("{:.6}", self.run.seconds)),
+                        ("norm", format!("{:e}", self.norm)),
+                        ("check", self.run.checked.clone()),
+                    ],
+                ]
+                .concat(),
+            )
         } else {
             Ok(format!(
                 "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}\n",
-                self.program,
+                self.run.program,
                 o.nx,
                 o.ny,
                 o.iters,
-                self.processes,
-                self.units,
-                self.unit,
+                self.run.processes,
+                self.run.units,
+                self.run.unit,
                 o.threads,
-                self.backend,
-                self.seconds,
-                1e3 * self.seconds / o.iters.max(1) as f64,
+                self.run.backend,
+                self.run.seconds,
+                1e3 * self.run.seconds / o.iters.max(1) as f64,
                 self.norm,
-                self.checked
+                self.run.checked
             ))
         }
     }

@@ -1,7 +1,8 @@
 //! What the programs share on the host: options, the check against π and
 //! the report. Not part of the PTX build.
 
-use app_support::args::{check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{check_max_registers, check_threads, Args};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 
@@ -107,24 +108,13 @@ pub fn check(pi: f64, n: u64) -> Result<(), String> {
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
-    /// Processes (GPUs).
-    pub processes: u32,
-    /// Ranks or blocks per process.
-    pub units: u32,
-    /// What the units are: "ranks" or "blocks".
-    pub unit: &'static str,
+    /// What every program reports: program, backend, processes,
+    /// units, seconds, check.
+    pub run: Run,
     /// The options it ran with.
     pub options: Options,
-    /// Seconds of the integrations, from the device clock.
-    pub seconds: f64,
     /// The computed π.
     pub pi: f64,
-    /// "correct", "not checked".
-    pub checked: String,
 }
 
 impl Outcome {
@@ -134,48 +124,36 @@ impl Outcome {
         let o = &self.options;
         let error = (self.pi - std::f64::consts::PI).abs();
         if o.csv {
-            let header = [
-                "program",
-                "backend",
-                "processes",
-                "units",
-                "threads",
-                "intervals",
-                "iters",
-                "seconds",
-                "pi",
-                "error",
-                "check",
-            ];
-            let row = [
-                self.program.clone(),
-                self.backend.clone(),
-                self.processes.to_string(),
-                self.units.to_string(),
-                o.threads.to_string(),
-                o.intervals.to_string(),
-                o.iters.to_string(),
-                format!("{:.6}", self.seconds),
-                format!("{:.15}", self.pi),
-                format!("{error:e}"),
-                self.checked.clone(),
-            ];
-            csv_record(&header, &row)
+            csv_columns(
+                &[
+                    self.run.columns(),
+                    std::vec![
+                        ("threads", o.threads.to_string()),
+                        ("intervals", o.intervals.to_string()),
+                        ("iters", o.iters.to_string()),
+                        ("seconds", format!("{:.6}", self.run.seconds)),
+                        ("pi", format!("{:.15}", self.pi)),
+                        ("error", format!("{error:e}")),
+                        ("check", self.run.checked.clone()),
+                    ],
+                ]
+                .concat(),
+            )
         } else {
             Ok(format!(
                 "{}: {} intervals, {} integrations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per integration, pi {:.15} (error {error:e}), {}\n",
-                self.program,
+                self.run.program,
                 o.intervals,
                 o.iters,
-                self.processes,
-                self.units,
-                self.unit,
+                self.run.processes,
+                self.run.units,
+                self.run.unit,
                 o.threads,
-                self.backend,
-                self.seconds,
-                1e3 * self.seconds / o.iters as f64,
+                self.run.backend,
+                self.run.seconds,
+                1e3 * self.run.seconds / o.iters as f64,
                 self.pi,
-                self.checked
+                self.run.checked
             ))
         }
     }

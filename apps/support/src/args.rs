@@ -84,23 +84,6 @@ pub fn check_batch(batch: u32) -> Result<(), String> {
     }
 }
 
-/// A CSV header and one row, as the programs print with `--csv`.
-pub fn csv_record(header: &[&str], row: &[String]) -> Result<String, String> {
-    if header.len() != row.len() {
-        return Err(format!(
-            "a CSV row of {} fields under a header of {}",
-            row.len(),
-            header.len()
-        ));
-    }
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header)
-        .and_then(|_| w.write_record(row))
-        .map_err(|e| e.to_string())?;
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,7 +101,5 @@ mod tests {
         assert!(check_threads(64).is_ok());
         assert!(check_max_registers(8).is_err());
         assert!(check_batch(3).is_err());
-        assert!(csv_record(&["a", "b"], &["1".into()]).is_err());
-        assert_eq!(csv_record(&["a"], &["1".into()]).unwrap(), "a\n1\n");
     }
 }

@@ -4,7 +4,8 @@
 //! * [`RowHalos`]: the halo exchange of a field split in rows over
 //!   processes, periodic: device copies on one process, pinned host memory
 //!   and `MPI_Sendrecv` between processes;
-//! * [`args`]: the command line, the shared options' checks, the CSV row;
+//! * [`args`]: the command line and the shared options' checks;
+//! * [`report`]: what every program reports of a run, and its CSV row;
 //! * [`ranks_that_fit`], [`blocks_that_fit`], [`clock_stamp`]: what the
 //!   programs ask of the device;
 //! * [`testing`]: runs a program alone or under `mpirun` and checks that it
@@ -14,6 +15,7 @@ pub mod args;
 mod device;
 mod halos;
 mod job;
+pub mod report;
 pub mod testing;
 
 pub use device::{blocks_that_fit, clock_stamp, ranks_that_fit};

@@ -5,6 +5,7 @@
 
 use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, RANKS};
 use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
+use app_support::report::{backend_name, Run};
 use dcuda::{RunConfig, Runtime};
 
 fn main() {
@@ -70,13 +71,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: "aliev_panfilov".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
+        run: Run {
+            program: "aliev_panfilov".into(),
+            backend: backend_name(&rt),
+            processes: layout.procs_x * layout.procs_y,
+            units: layout.ranks_per_process(),
+            unit: "ranks",
+            seconds: elapsed.download()?[0] as f64 * 1e-9,
+            checked,
+        },
         layout,
-        unit: "ranks",
         options: o.clone(),
-        seconds: elapsed.download()?[0] as f64 * 1e-9,
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

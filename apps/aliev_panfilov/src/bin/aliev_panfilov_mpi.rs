@@ -15,6 +15,7 @@ use aliev_panfilov_kernels::{
     Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2,
     PANFILOV_STEP_4, PANFILOV_STEP_8,
 };
+use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, MappedBuffer, Module, Runtime, Stream};
@@ -287,22 +288,23 @@ fn run() -> Res<()> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: if o.overlap {
-            "aliev_panfilov_mpi --overlap"
-        } else {
-            "aliev_panfilov_mpi"
-        }
-        .into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
+        run: Run::of_blocks(
+            if o.overlap {
+                "aliev_panfilov_mpi --overlap"
+            } else {
+                "aliev_panfilov_mpi"
+            },
+            &rt,
+            (layout.procs_x * layout.procs_y, blocks),
+            seconds,
+            checked,
+        ),
         layout: Layout {
             ranks_x: blocks,
             ranks_y: 1,
             ..layout
         },
-        unit: "blocks",
         options: o.clone(),
-        seconds,
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

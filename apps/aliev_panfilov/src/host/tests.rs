@@ -64,13 +64,17 @@ fn the_csv_row_matches_its_header() {
     let outcome = {
         let options = options(&["--csv"]).unwrap();
         Outcome {
-            program: "aliev_panfilov".into(),
-            backend: "emulator".into(),
+            run: Run {
+                program: "aliev_panfilov".into(),
+                backend: "emulator".into(),
+                processes: 1,
+                units: 4,
+                unit: "ranks",
+                seconds: 0.5,
+                checked: "not checked".into(),
+            },
             layout: options.layout(1, 4).unwrap(),
-            unit: "ranks",
             options,
-            seconds: 0.5,
-            checked: "not checked".into(),
         }
     };
     let text = outcome.render().unwrap();

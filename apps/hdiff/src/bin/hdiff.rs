@@ -3,6 +3,7 @@
 //! it is computed. Run alone or under `mpirun -np N` (one GPU a process).
 //! Options: see `hdiff_kernels::host::Options`.
 
+use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS};
 use hdiff_kernels::{HdiffArgs, Work, HDIFF};
@@ -69,14 +70,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: "hdiff".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: info.process_count,
-        units: info.ranks_on_device,
-        unit: "ranks",
+        run: Run::of_ranks(
+            "hdiff",
+            &rt,
+            &info,
+            elapsed.download()?[0] as f64 * 1e-9,
+            checked,
+        ),
         options: o.clone(),
-        seconds: elapsed.download()?[0] as f64 * 1e-9,
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

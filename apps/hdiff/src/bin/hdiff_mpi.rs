@@ -10,6 +10,7 @@
 //! the halos go through pinned host memory and `MPI_Sendrecv` (the
 //! installed OpenMPI is not CUDA-aware).
 
+use app_support::report::Run;
 use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
@@ -219,19 +220,18 @@ fn run() -> Res<()> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: if o.overlap {
-            "hdiff_mpi --overlap"
-        } else {
-            "hdiff_mpi"
-        }
-        .into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: job.procs as u32,
-        units: blocks,
-        unit: "blocks",
+        run: Run::of_blocks(
+            if o.overlap {
+                "hdiff_mpi --overlap"
+            } else {
+                "hdiff_mpi"
+            },
+            &rt,
+            (job.procs as u32, blocks),
+            seconds,
+            checked,
+        ),
         options: o.clone(),
-        seconds,
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

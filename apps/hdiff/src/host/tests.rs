@@ -62,14 +62,16 @@ fn bad_options_are_named() {
 #[test]
 fn the_csv_row_matches_its_header() {
     let outcome = Outcome {
-        program: "hdiff".into(),
-        backend: "emulator".into(),
-        processes: 1,
-        units: 4,
-        unit: "ranks",
+        run: Run {
+            program: "hdiff".into(),
+            backend: "emulator".into(),
+            processes: 1,
+            units: 4,
+            unit: "ranks",
+            seconds: 0.5,
+            checked: "not checked".into(),
+        },
         options: options(&["--csv"]).unwrap(),
-        seconds: 0.5,
-        checked: "not checked".into(),
     };
     let text = outcome.render().unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -3,6 +3,7 @@
 //! Run alone or under `mpirun -np N` (one GPU a process). Options: see
 //! `jacobi_kernels::host::Options`.
 
+use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
 use jacobi_kernels::{JacobiArgs, JACOBI};
@@ -58,15 +59,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: "jacobi".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: info.process_count,
-        units: info.ranks_on_device,
-        unit: "ranks",
+        run: Run::of_ranks(
+            "jacobi",
+            &rt,
+            &info,
+            elapsed.download()?[0] as f64 * 1e-9,
+            checked,
+        ),
         options: o.clone(),
-        seconds: elapsed.download()?[0] as f64 * 1e-9,
         norm: (norms[o.iters.max(1) as usize - 1] as f64).sqrt(),
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

@@ -10,6 +10,7 @@
 //! the halos go through the host (the installed OpenMPI is not
 //! CUDA-aware): device to host, `MPI_Sendrecv`, host to device.
 
+use app_support::report::Run;
 use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use jacobi_kernels::host::{check, Band, Defaults, Options, Outcome};
@@ -172,15 +173,9 @@ fn run() -> Res<()> {
         "jacobi_mpi"
     };
     let outcome = Outcome {
-        program: variant.into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: job.procs as u32,
-        units: blocks,
-        unit: "blocks",
+        run: Run::of_blocks(variant, &rt, (job.procs as u32, blocks), seconds, checked),
         options: o.clone(),
-        seconds,
         norm: (*norms.last().unwrap_or(&0.0) as f64).sqrt(),
-        checked,
     };
     print!("{}", outcome.render()?);
     Ok(())

@@ -4,6 +4,7 @@
 //! under `mpirun -np N` (one GPU a process). Options: see
 //! `particles_kernels::host::Options`.
 
+use app_support::report::{backend_name, Run};
 use app_support::{Job, Res};
 use dcuda::{RunConfig, Runtime};
 use particles_kernels::host::{
@@ -63,15 +64,17 @@ fn run() -> Res<()> {
         return Ok(());
     }
     let outcome = Outcome {
-        program: "particles".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: info.process_count,
-        units: local,
-        unit: "ranks",
+        run: Run {
+            program: "particles".into(),
+            backend: backend_name(&rt),
+            processes: info.process_count,
+            units: local,
+            unit: "ranks",
+            seconds: elapsed.download()?[0] as f64 * 1e-9,
+            checked: if o.check { "correct" } else { "conserved" }.into(),
+        },
         options: o.clone(),
-        seconds: elapsed.download()?[0] as f64 * 1e-9,
         drift,
-        checked: if o.check { "correct" } else { "conserved" }.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

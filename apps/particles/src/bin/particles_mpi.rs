@@ -9,6 +9,7 @@
 //!
 //! One process a GPU; run alone or under `mpirun -np N`.
 
+use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
 use dcuda::{DeviceBuffer, Kernel, LaunchConfig, Module, Runtime, Stream};
 use particles_kernels::compute::{
@@ -228,15 +229,15 @@ fn run() -> Res<()> {
         "particles_mpi"
     };
     let outcome = Outcome {
-        program: variant.into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: base.job.procs as u32,
-        units: blocks,
-        unit: "blocks",
+        run: Run::of_blocks(
+            variant,
+            &rt,
+            (base.job.procs as u32, blocks),
+            seconds,
+            if o.check { "correct" } else { "conserved" },
+        ),
         options: o.clone(),
-        seconds,
         drift,
-        checked: if o.check { "correct" } else { "conserved" }.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

@@ -8,7 +8,8 @@ mod setup;
 pub use reference::{check, reference, Result, DRIFT};
 pub use setup::{domain, max_slabs, slab_of, start, Arrays, Particle};
 
-use app_support::args::{check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{check_max_registers, check_threads, Args};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 
@@ -178,24 +179,13 @@ pub fn explain_error(e: dcuda::Error) -> String {
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program and its variant.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
-    /// Processes (GPUs).
-    pub processes: u32,
-    /// Ranks or blocks per process.
-    pub units: u32,
-    /// What the units are: "ranks" or "blocks".
-    pub unit: &'static str,
+    /// What every program reports: program, backend, processes,
+    /// units, seconds, check.
+    pub run: Run,
     /// The options it ran with.
     pub options: Options,
-    /// Seconds of the steps, from the device clock.
-    pub seconds: f64,
     /// The largest energy drift over the checks, relative to the start.
     pub drift: f64,
-    /// "correct", "conserved" (checked without the reference).
-    pub checked: String,
 }
 
 impl Outcome {
@@ -204,48 +194,36 @@ impl Outcome {
     pub fn render(&self) -> std::result::Result<String, String> {
         let o = &self.options;
         if o.csv {
-            let header = [
-                "program",
-                "backend",
-                "processes",
-                "units",
-                "threads",
-                "particles",
-                "aspect",
-                "steps",
-                "seconds",
-                "drift",
-                "check",
-            ];
-            let row = [
-                self.program.clone(),
-                self.backend.clone(),
-                self.processes.to_string(),
-                self.units.to_string(),
-                o.threads.to_string(),
-                o.size.to_string(),
-                o.aspect.to_string(),
-                o.iters.to_string(),
-                format!("{:.6}", self.seconds),
-                format!("{:.3e}", self.drift),
-                self.checked.clone(),
-            ];
-            csv_record(&header, &row)
+            csv_columns(
+                &[
+                    self.run.columns(),
+                    std::vec![
+                        ("threads", o.threads.to_string()),
+                        ("particles", o.size.to_string()),
+                        ("aspect", o.aspect.to_string()),
+                        ("steps", o.iters.to_string()),
+                        ("seconds", format!("{:.6}", self.run.seconds)),
+                        ("drift", format!("{:.3e}", self.drift)),
+                        ("check", self.run.checked.clone()),
+                    ],
+                ]
+                .concat(),
+            )
         } else {
             Ok(format!(
                 "{}: {} particles, {} steps on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per step, energy drift {:.2e}, {}\n",
-                self.program,
+                self.run.program,
                 o.size,
                 o.iters,
-                self.processes,
-                self.units,
-                self.unit,
+                self.run.processes,
+                self.run.units,
+                self.run.unit,
                 o.threads,
-                self.backend,
-                self.seconds,
-                1e3 * self.seconds / o.iters as f64,
+                self.run.backend,
+                self.run.seconds,
+                1e3 * self.run.seconds / o.iters as f64,
                 self.drift,
-                self.checked
+                self.run.checked
             ))
         }
     }

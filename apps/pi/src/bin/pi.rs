@@ -3,6 +3,7 @@
 //! one persistent kernel. Run alone or under `mpirun -np N` (one GPU a
 //! process). Options: see `pi_kernels::host::Options`.
 
+use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 use pi_kernels::host::{check, Options, Outcome};
 use pi_kernels::{PiArgs, PI};
@@ -38,15 +39,15 @@ fn run() -> app_support::Res<()> {
         "not checked"
     };
     let outcome = Outcome {
-        program: "pi".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: info.process_count,
-        units: info.ranks_on_device,
-        unit: "ranks",
+        run: Run::of_ranks(
+            "pi",
+            &rt,
+            &info,
+            elapsed.download()?[0] as f64 * 1e-9,
+            checked,
+        ),
         options: o.clone(),
-        seconds: elapsed.download()?[0] as f64 * 1e-9,
         pi,
-        checked: checked.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

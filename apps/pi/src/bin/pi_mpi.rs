@@ -7,6 +7,7 @@
 //!
 //! One process a GPU; run alone or under `mpirun -np N`.
 
+use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
 use dcuda::{LaunchConfig, Runtime};
 use pi_kernels::host::{check, Options, Outcome};
@@ -65,15 +66,9 @@ fn run() -> Res<()> {
         "not checked"
     };
     let outcome = Outcome {
-        program: "pi_mpi".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: job.procs as u32,
-        units: blocks,
-        unit: "blocks",
+        run: Run::of_blocks("pi_mpi", &rt, (job.procs as u32, blocks), seconds, checked),
         options: o.clone(),
-        seconds,
         pi,
-        checked: checked.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

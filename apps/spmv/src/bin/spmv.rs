@@ -4,6 +4,7 @@
 //! power iteration's norm is an `allreduce`. Run alone or under `mpirun -np
 //! N` (one GPU a process). Options: see `spmv_kernels::host::Options`.
 
+use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 use spmv_kernels::host::{check, Defaults, Matrix, Options, Outcome};
 use spmv_kernels::{split, Csr, SpmvArgs, SPMV};
@@ -93,17 +94,17 @@ fn run() -> app_support::Res<()> {
         squares.sqrt()
     };
     let outcome = Outcome {
-        program: "spmv".into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: info.process_count,
-        units: info.ranks_on_device,
-        unit: "ranks",
+        run: Run::of_ranks(
+            "spmv",
+            &rt,
+            &info,
+            done.download()?[1] as f64 * 1e-9,
+            checked,
+        ),
         options: o.clone(),
         matrix: m,
         products,
-        seconds: done.download()?[1] as f64 * 1e-9,
         norm,
-        checked: checked.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

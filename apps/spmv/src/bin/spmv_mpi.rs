@@ -11,6 +11,7 @@
 //!
 //! One process a GPU; run alone or under `mpirun -np N`.
 
+use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use spmv_kernels::host::{check, Defaults, Matrix, Options, Outcome};
@@ -254,21 +255,15 @@ fn run() -> Res<()> {
         "spmv_mpi"
     };
     let outcome = Outcome {
-        program: variant.into(),
-        backend: format!("{:?}", rt.backend()).to_lowercase(),
-        processes: job.procs as u32,
-        units: blocks,
-        unit: "blocks",
+        run: Run::of_blocks(variant, &rt, (job.procs as u32, blocks), seconds, checked),
         options: o.clone(),
         matrix: m,
         products,
-        seconds,
         norm: if o.power {
             *norms.last().unwrap_or(&0.0)
         } else {
             squares.sqrt()
         },
-        checked: checked.into(),
     };
     print!("{}", outcome.render()?);
     Ok(())

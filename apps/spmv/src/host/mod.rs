@@ -5,7 +5,8 @@ mod matrix;
 
 pub use matrix::{check, reference, HostCsr, Kind, Matrix};
 
-use app_support::args::{check_max_registers, check_threads, csv_record, Args};
+use app_support::args::{check_max_registers, check_threads, Args};
+use app_support::report::{csv_columns, Run};
 use std::format;
 use std::string::{String, ToString};
 
@@ -204,28 +205,17 @@ impl Options {
 /// One measured run, as printed.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The program and its variant.
-    pub program: String,
-    /// Where it ran (`gpu` or `emulator`).
-    pub backend: String,
-    /// Processes (GPUs).
-    pub processes: u32,
-    /// Ranks or blocks per process.
-    pub units: u32,
-    /// What the units are: "ranks" or "blocks".
-    pub unit: &'static str,
+    /// What every program reports: program, backend, processes,
+    /// units, seconds, check.
+    pub run: Run,
     /// The options it ran with.
     pub options: Options,
     /// The matrix.
     pub matrix: Matrix,
     /// Products run.
     pub products: u32,
-    /// Seconds of the products, from the device clock.
-    pub seconds: f64,
     /// The last product's norm (power iteration: the dominant eigenvalue).
     pub norm: f64,
-    /// "correct", "not checked".
-    pub checked: String,
 }
 
 impl Outcome {
@@ -239,50 +229,37 @@ impl Outcome {
         };
         let mode = if o.power { "power" } else { "products" };
         if o.csv {
-            let header = [
-                "program",
-                "backend",
-                "processes",
-                "units",
-                "threads",
-                "matrix",
-                "rows",
-                "mode",
-                "products",
-                "seconds",
-                "norm",
-                "check",
-            ];
-            let row = [
-                self.program.clone(),
-                self.backend.clone(),
-                self.processes.to_string(),
-                self.units.to_string(),
-                o.threads.to_string(),
-                kind.to_string(),
-                self.matrix.n.to_string(),
-                mode.to_string(),
-                self.products.to_string(),
-                format!("{:.6}", self.seconds),
-                format!("{:.12e}", self.norm),
-                self.checked.clone(),
-            ];
-            csv_record(&header, &row)
+            csv_columns(
+                &[
+                    self.run.columns(),
+                    std::vec![
+                        ("threads", o.threads.to_string()),
+                        ("matrix", kind.to_string()),
+                        ("rows", self.matrix.n.to_string()),
+                        ("mode", mode.to_string()),
+                        ("products", self.products.to_string()),
+                        ("seconds", format!("{:.6}", self.run.seconds)),
+                        ("norm", format!("{:.12e}", self.norm)),
+                        ("check", self.run.checked.clone()),
+                    ],
+                ]
+                .concat(),
+            )
         } else {
             Ok(format!(
                 "{}: {kind} matrix of {} rows, {} {mode} on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per product, norm {:.12e}, {}\n",
-                self.program,
+                self.run.program,
                 self.matrix.n,
                 self.products,
-                self.processes,
-                self.units,
-                self.unit,
+                self.run.processes,
+                self.run.units,
+                self.run.unit,
                 o.threads,
-                self.backend,
-                self.seconds,
-                1e3 * self.seconds / self.products.max(1) as f64,
+                self.run.backend,
+                self.run.seconds,
+                1e3 * self.run.seconds / self.products.max(1) as f64,
                 self.norm,
-                self.checked
+                self.run.checked
             ))
         }
     }
