@@ -3,6 +3,7 @@
 //! it succeeded and verified its result against its CPU reference.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Runs `program args` alone (`procs` `None`) or under `mpirun -np N`,
 /// the emulator at `emulator_ranks` ranks of 256 threads a process; panics
@@ -19,10 +20,18 @@ pub fn run_with(
     emulator_ranks: u32,
     env: &[(&str, &str)],
 ) -> String {
+    // A session directory of its own for every job: OpenMPI 4's jobs
+    // started at once race to create a shared one under /tmp ("mkdir ...
+    // File exists", open-mpi/ompi#8510), and the tests run side by side.
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let session = std::env::temp_dir().join(format!("dcuda-app-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&session).expect("a temporary directory");
     let mut cmd = match procs {
         None => Command::new(program),
         Some(n) => {
             let mut c = Command::new("mpirun");
+            c.env("OMPI_MCA_orte_tmpdir_base", &session);
             c.args([
                 "--allow-run-as-root",
                 "--oversubscribe",
@@ -42,6 +51,7 @@ pub fn run_with(
         .envs(env.iter().copied())
         .output()
         .expect("cannot start the program (mpirun needs OpenMPI's openmpi-bin)");
+    let _ = std::fs::remove_dir_all(&session);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

@@ -29,6 +29,10 @@ pub fn mpirun_outcome(
         .arg(procs.to_string())
         .arg(program)
         .args(args)
+        // A session directory of its own: OpenMPI 4's jobs started at once
+        // race to create a shared one under /tmp ("mkdir ... File exists",
+        // open-mpi/ompi#8510), and the tests run side by side.
+        .env("OMPI_MCA_orte_tmpdir_base", &dir)
         .env("DCUDA_BACKEND", "emulator")
         .env("DCUDA_EMULATOR_RANKS", "8")
         .env("DCUDA_WATCHDOG_SECS", "60")
