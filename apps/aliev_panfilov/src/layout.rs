@@ -67,6 +67,12 @@ impl Layout {
         (self.procs_x * self.ranks_x, self.procs_y * self.ranks_y)
     }
 
+    /// Processes.
+    #[inline(always)]
+    pub fn processes(&self) -> u32 {
+        self.procs_x * self.procs_y
+    }
+
     /// Ranks of a process.
     #[inline(always)]
     pub fn ranks_per_process(&self) -> u32 {

@@ -3,7 +3,7 @@
 
 use crate::compute::{split, Shape};
 use app_support::args::{check_batch, check_max_registers, check_threads, Args};
-use app_support::report::{csv_columns, Run};
+use app_support::report::Run;
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -305,24 +305,18 @@ impl Outcome {
                 1e3 * self.run.seconds / o.iters.max(1) as f64, self.run.checked
             ));
         }
-        csv_columns(
-            &[
-                self.run.columns(),
-                std::vec![
-                    ("threads", o.threads.to_string()),
-                    ("nx", o.nx.to_string()),
-                    ("ny", o.ny.to_string()),
-                    ("nz", o.nz.to_string()),
-                    ("iters", o.iters.to_string()),
-                    ("seconds", format!("{:.6}", self.run.seconds)),
-                    ("check", self.run.checked.clone()),
-                    ("batch", o.batch.to_string()),
-                    ("max_registers", o.max_registers.to_string()),
-                    ("chunk", o.chunk.to_string()),
-                ],
-            ]
-            .concat(),
-        )
+        self.run.csv_row(&[
+            ("threads", o.threads.to_string()),
+            ("nx", o.nx.to_string()),
+            ("ny", o.ny.to_string()),
+            ("nz", o.nz.to_string()),
+            ("iters", o.iters.to_string()),
+            ("seconds", format!("{:.6}", self.run.seconds)),
+            ("check", self.run.checked.clone()),
+            ("batch", o.batch.to_string()),
+            ("max_registers", o.max_registers.to_string()),
+            ("chunk", o.chunk.to_string()),
+        ])
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::compute::split;
 use app_support::args::{check_max_registers, check_threads, Args};
-use app_support::report::{csv_columns, Run};
+use app_support::report::Run;
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -270,21 +270,15 @@ impl Outcome {
     pub fn render(&self) -> Result<String, String> {
         let o = &self.options;
         if o.csv {
-            csv_columns(
-                &[
-                    self.run.columns(),
-                    std::vec![
-                        ("threads", o.threads.to_string()),
-                        ("nx", o.nx.to_string()),
-                        ("ny", o.ny.to_string()),
-                        ("iters", o.iters.to_string()),
-                        ("seconds", format!("{:.6}", self.run.seconds)),
-                        ("norm", format!("{:e}", self.norm)),
-                        ("check", self.run.checked.clone()),
-                    ],
-                ]
-                .concat(),
-            )
+            self.run.csv_row(&[
+                ("threads", o.threads.to_string()),
+                ("nx", o.nx.to_string()),
+                ("ny", o.ny.to_string()),
+                ("iters", o.iters.to_string()),
+                ("seconds", format!("{:.6}", self.run.seconds)),
+                ("norm", format!("{:e}", self.norm)),
+                ("check", self.run.checked.clone()),
+            ])
         } else {
             Ok(format!(
                 "{}: {} x {} grid, {} iterations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per iteration, norm {:e}, {}\n",

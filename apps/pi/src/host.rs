@@ -2,7 +2,7 @@
 //! the report. Not part of the PTX build.
 
 use app_support::args::{check_max_registers, check_threads, Args};
-use app_support::report::{csv_columns, Run};
+use app_support::report::Run;
 use std::format;
 use std::string::{String, ToString};
 
@@ -124,21 +124,15 @@ impl Outcome {
         let o = &self.options;
         let error = (self.pi - std::f64::consts::PI).abs();
         if o.csv {
-            csv_columns(
-                &[
-                    self.run.columns(),
-                    std::vec![
-                        ("threads", o.threads.to_string()),
-                        ("intervals", o.intervals.to_string()),
-                        ("iters", o.iters.to_string()),
-                        ("seconds", format!("{:.6}", self.run.seconds)),
-                        ("pi", format!("{:.15}", self.pi)),
-                        ("error", format!("{error:e}")),
-                        ("check", self.run.checked.clone()),
-                    ],
-                ]
-                .concat(),
-            )
+            self.run.csv_row(&[
+                ("threads", o.threads.to_string()),
+                ("intervals", o.intervals.to_string()),
+                ("iters", o.iters.to_string()),
+                ("seconds", format!("{:.6}", self.run.seconds)),
+                ("pi", format!("{:.15}", self.pi)),
+                ("error", format!("{error:e}")),
+                ("check", self.run.checked.clone()),
+            ])
         } else {
             Ok(format!(
                 "{}: {} intervals, {} integrations on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per integration, pi {:.15} (error {error:e}), {}\n",

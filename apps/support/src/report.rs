@@ -3,7 +3,6 @@
 
 use dcuda::{RankInfo, Runtime};
 use std::string::{String, ToString};
-use std::vec::Vec;
 
 /// The parts of a measured run that every program reports, beside its own
 /// options and results.
@@ -26,6 +25,26 @@ pub struct Run {
 }
 
 impl Run {
+    /// A run on `processes` processes of `units` `unit` ("ranks" or
+    /// "blocks") each.
+    pub fn new(
+        program: &str,
+        rt: &Runtime,
+        (processes, units, unit): (u32, u32, &'static str),
+        seconds: f64,
+        checked: impl Into<String>,
+    ) -> Run {
+        Run {
+            program: program.into(),
+            backend: backend_name(rt),
+            processes,
+            units,
+            unit,
+            seconds,
+            checked: checked.into(),
+        }
+    }
+
     /// A dcuda program's run: its process's ranks, as `info` gives them.
     pub fn of_ranks(
         program: &str,
@@ -34,15 +53,8 @@ impl Run {
         seconds: f64,
         checked: impl Into<String>,
     ) -> Run {
-        Run {
-            program: program.into(),
-            backend: backend_name(rt),
-            processes: info.process_count,
-            units: info.ranks_on_device,
-            unit: "ranks",
-            seconds,
-            checked: checked.into(),
-        }
+        let shape = (info.process_count, info.ranks_on_device, "ranks");
+        Run::new(program, rt, shape, seconds, checked)
     }
 
     /// A baseline's run: `blocks` blocks a launch on each of `processes`.
@@ -53,31 +65,25 @@ impl Run {
         seconds: f64,
         checked: impl Into<String>,
     ) -> Run {
-        Run {
-            program: program.into(),
-            backend: backend_name(rt),
-            processes,
-            units: blocks,
-            unit: "blocks",
-            seconds,
-            checked: checked.into(),
-        }
+        Run::new(program, rt, (processes, blocks, "blocks"), seconds, checked)
     }
 
-    /// The CSV columns most programs' rows start with: program, backend,
-    /// processes, units.
-    pub fn columns(&self) -> Vec<(&'static str, String)> {
-        std::vec![
+    /// The CSV header and row of most programs: program, backend,
+    /// processes, units, then `rest`.
+    pub fn csv_row(&self, rest: &[(&str, String)]) -> Result<String, String> {
+        let mut columns = std::vec![
             ("program", self.program.clone()),
             ("backend", self.backend.clone()),
             ("processes", self.processes.to_string()),
             ("units", self.units.to_string()),
-        ]
+        ];
+        columns.extend_from_slice(rest);
+        csv_columns(&columns)
     }
 }
 
 /// The backend's name as the programs print it (`gpu`, `emulator`).
-pub fn backend_name(rt: &Runtime) -> String {
+fn backend_name(rt: &Runtime) -> String {
     std::format!("{:?}", rt.backend()).to_lowercase()
 }
 

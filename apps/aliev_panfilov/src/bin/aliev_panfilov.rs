@@ -5,7 +5,7 @@
 
 use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, RANKS};
 use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
-use app_support::report::{backend_name, Run};
+use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 
 fn main() {
@@ -71,15 +71,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let outcome = Outcome {
-        run: Run {
-            program: "aliev_panfilov".into(),
-            backend: backend_name(&rt),
-            processes: layout.procs_x * layout.procs_y,
-            units: layout.ranks_per_process(),
-            unit: "ranks",
-            seconds: elapsed.download()?[0] as f64 * 1e-9,
+        run: Run::new(
+            "aliev_panfilov",
+            &rt,
+            (layout.processes(), layout.ranks_per_process(), "ranks"),
+            elapsed.download()?[0] as f64 * 1e-9,
             checked,
-        },
+        ),
         layout,
         options: o.clone(),
     };

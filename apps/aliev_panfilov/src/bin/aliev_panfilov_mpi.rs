@@ -295,7 +295,7 @@ fn run() -> Res<()> {
                 "aliev_panfilov_mpi"
             },
             &rt,
-            (layout.procs_x * layout.procs_y, blocks),
+            (layout.processes(), blocks),
             seconds,
             checked,
         ),

@@ -4,7 +4,7 @@
 //! under `mpirun -np N` (one GPU a process). Options: see
 //! `particles_kernels::host::Options`.
 
-use app_support::report::{backend_name, Run};
+use app_support::report::Run;
 use app_support::{Job, Res};
 use dcuda::{RunConfig, Runtime};
 use particles_kernels::host::{
@@ -64,15 +64,13 @@ fn run() -> Res<()> {
         return Ok(());
     }
     let outcome = Outcome {
-        run: Run {
-            program: "particles".into(),
-            backend: backend_name(&rt),
-            processes: info.process_count,
-            units: local,
-            unit: "ranks",
-            seconds: elapsed.download()?[0] as f64 * 1e-9,
-            checked: if o.check { "correct" } else { "conserved" }.into(),
-        },
+        run: Run::new(
+            "particles",
+            &rt,
+            (info.process_count, local, "ranks"),
+            elapsed.download()?[0] as f64 * 1e-9,
+            if o.check { "correct" } else { "conserved" },
+        ),
         options: o.clone(),
         drift,
     };

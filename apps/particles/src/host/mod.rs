@@ -9,7 +9,7 @@ pub use reference::{check, reference, Result, DRIFT};
 pub use setup::{domain, max_slabs, slab_of, start, Arrays, Particle};
 
 use app_support::args::{check_max_registers, check_threads, Args};
-use app_support::report::{csv_columns, Run};
+use app_support::report::Run;
 use std::format;
 use std::string::{String, ToString};
 
@@ -194,21 +194,15 @@ impl Outcome {
     pub fn render(&self) -> std::result::Result<String, String> {
         let o = &self.options;
         if o.csv {
-            csv_columns(
-                &[
-                    self.run.columns(),
-                    std::vec![
-                        ("threads", o.threads.to_string()),
-                        ("particles", o.size.to_string()),
-                        ("aspect", o.aspect.to_string()),
-                        ("steps", o.iters.to_string()),
-                        ("seconds", format!("{:.6}", self.run.seconds)),
-                        ("drift", format!("{:.3e}", self.drift)),
-                        ("check", self.run.checked.clone()),
-                    ],
-                ]
-                .concat(),
-            )
+            self.run.csv_row(&[
+                ("threads", o.threads.to_string()),
+                ("particles", o.size.to_string()),
+                ("aspect", o.aspect.to_string()),
+                ("steps", o.iters.to_string()),
+                ("seconds", format!("{:.6}", self.run.seconds)),
+                ("drift", format!("{:.3e}", self.drift)),
+                ("check", self.run.checked.clone()),
+            ])
         } else {
             Ok(format!(
                 "{}: {} particles, {} steps on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per step, energy drift {:.2e}, {}\n",

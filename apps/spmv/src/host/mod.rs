@@ -6,7 +6,7 @@ mod matrix;
 pub use matrix::{check, reference, HostCsr, Kind, Matrix};
 
 use app_support::args::{check_max_registers, check_threads, Args};
-use app_support::report::{csv_columns, Run};
+use app_support::report::Run;
 use std::format;
 use std::string::{String, ToString};
 
@@ -229,22 +229,16 @@ impl Outcome {
         };
         let mode = if o.power { "power" } else { "products" };
         if o.csv {
-            csv_columns(
-                &[
-                    self.run.columns(),
-                    std::vec![
-                        ("threads", o.threads.to_string()),
-                        ("matrix", kind.to_string()),
-                        ("rows", self.matrix.n.to_string()),
-                        ("mode", mode.to_string()),
-                        ("products", self.products.to_string()),
-                        ("seconds", format!("{:.6}", self.run.seconds)),
-                        ("norm", format!("{:.12e}", self.norm)),
-                        ("check", self.run.checked.clone()),
-                    ],
-                ]
-                .concat(),
-            )
+            self.run.csv_row(&[
+                ("threads", o.threads.to_string()),
+                ("matrix", kind.to_string()),
+                ("rows", self.matrix.n.to_string()),
+                ("mode", mode.to_string()),
+                ("products", self.products.to_string()),
+                ("seconds", format!("{:.6}", self.run.seconds)),
+                ("norm", format!("{:.12e}", self.norm)),
+                ("check", self.run.checked.clone()),
+            ])
         } else {
             Ok(format!(
                 "{}: {kind} matrix of {} rows, {} {mode} on {} process(es) x {} {} of {} threads ({}): {:.4} s, {:.3} ms per product, norm {:.12e}, {}\n",
