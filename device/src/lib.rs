@@ -59,7 +59,9 @@ pub use indexed::Indexed;
 pub use layout::Layout;
 pub use memory::{DeviceCopy, DeviceSlice};
 pub use rank::{PendingAllreduce, Rank, RankArgs};
-pub use runtime::{Comm, CommKind, Match, PutTarget, Source, SplitType, Status, Window};
+pub use runtime::{
+    Comm, CommKind, Match, PutTarget, Source, SplitType, Status, Window, MAX_NOTIFY_EACH,
+};
 pub use tile::{Face, Side, Tile, Tile3};
 
 /// Items the `#[kernel]` macro refers to; not part of the public API.

@@ -71,6 +71,18 @@ fn a_per_thread_split_color_is_reported() {
 }
 
 #[test]
+fn a_per_thread_target_list_is_reported() {
+    let msg = report(7);
+    assert!(msg.contains("the threads of this rank diverged"), "{msg}");
+    // Both lists hold two targets; they differ in the second.
+    assert!(msg.contains("threads 0, 2, 4,"), "{msg}");
+    assert!(
+        msg.contains("`notify_each(comm 0, targets 2, list "),
+        "{msg}"
+    );
+}
+
+#[test]
 fn an_atomic_steering_uniform_code_is_reported() {
     let msg = report(2);
     assert!(msg.contains("the threads of this rank diverged"), "{msg}");

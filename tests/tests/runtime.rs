@@ -129,6 +129,26 @@ fn notification_counters_survive_wrap_around() {
 }
 
 #[test]
+fn notify_each_sends_one_notification_a_listed_target() {
+    let (rt, module) = setup();
+    // Two ranks list each other up to eight times a round; nine ranks
+    // list eight of the others; 13 ranks of 64 threads, two warps.
+    for (ranks, threads) in [(2u32, 32u32), (9, 32), (13, 64)] {
+        let rounds = 27;
+        let mut b = Buffers::new(&rt, ranks, 2);
+        let config = RunConfig::new(threads).ranks(ranks);
+        // SAFETY: buffers hold 2 words per rank.
+        unsafe { module.run(&NOTIFY_EACH_ROUNDS, &config, &b.args(rounds, 0)) }.unwrap();
+        let out = b.out.download().unwrap();
+        for me in 0..ranks as usize {
+            let what = format!("{ranks} ranks: rank {me}");
+            assert_eq!(out[me * 2], 0, "{what} found notifications nobody sent");
+            assert_eq!(out[me * 2 + 1], rounds, "{what}");
+        }
+    }
+}
+
+#[test]
 fn get_notify_reads_the_neighbour_and_tells_it() {
     let (rt, module) = setup();
     let (ranks, words) = (5u32, 70u32);
@@ -296,6 +316,7 @@ fn bad_arguments_end_the_run_with_rank_call_and_values() {
         // On a GPU the warp reads its displacements before it writes, so
         // the put may also succeed; it never writes past its buffers.
         "rank 1: put_typed: an indexed layout's lists changed while the call moved data (written during the call): 2 element(s) fell outside their buffer and were not moved",
+        "rank 1: notify_each: count 9 exceeds the maximum 8",
     ];
     for (case, want) in cases.iter().enumerate() {
         if want.is_empty() {

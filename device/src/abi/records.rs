@@ -194,6 +194,7 @@ codes! {
         PutTo = 42 => "put_to",
         PutNotifyTo = 43 => "put_notify_to",
         FreePutTarget = 44 => "free_put_target",
+        NotifyEach = 45 => "notify_each",
     }
 }
 

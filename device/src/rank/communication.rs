@@ -248,6 +248,33 @@ impl Rank {
         })
     }
 
+    /// Sends notification `tag` to every rank of `targets` of `comm` (at
+    /// most [`MAX_NOTIFY_EACH`](crate::MAX_NOTIFY_EACH)), as
+    /// [`notify`](Self::notify) to each in turn would: each after every
+    /// earlier put of this rank to it, a target listed twice notified
+    /// twice. Where `notify` pays a barrier and a memory fence a target,
+    /// this pays one of each for all the targets on this GPU and on mapped
+    /// GPUs (lanes of one warp release them together); targets through
+    /// the host go one by one. A stencil's halo notifications are the use.
+    ///
+    /// Every thread must pass the same `targets`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn notify_each(&mut self, comm: Comm, targets: &[u32], tag: u32) {
+        arch::block::enter_call(
+            "notify_each",
+            [
+                ("comm", comm.context() as u64),
+                ("targets", targets.len() as u64),
+                ("list", fingerprint(targets)),
+                ("tag", tag as u64),
+            ],
+        );
+        self.traced(Call::NotifyEach, (u32::MAX, targets.len() as u64), |r| {
+            r.rt.notify_each(&mut r.block, comm, targets, tag)
+        })
+    }
+
     /// Waits until `count` notifications of `tag` are available, and consumes them.
     #[inline(always)]
     #[track_caller]
@@ -378,4 +405,13 @@ impl Rank {
             [code as u64, a, b, c],
         )
     }
+}
+
+/// A list's digest for the emulator's check that every thread passes the
+/// same one (folded away on the GPU, where the check does not run).
+#[inline(always)]
+fn fingerprint(list: &[u32]) -> u64 {
+    list.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &v| {
+        (h ^ v as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }

@@ -55,6 +55,7 @@ mod window;
 pub use comm::{Comm, CommKind, SplitType};
 pub use matching::{Match, Source};
 pub use messages::Status;
+pub use notify::MAX_NOTIFY_EACH;
 pub use put_targets::PutTarget;
 pub use window::Window;
 

@@ -9,7 +9,7 @@
 use super::comm::Comm;
 use super::route::Place;
 use super::Runtime;
-use crate::abi::{Call, Op, RankContext, Route, Transfer, NO_WINDOW, TAGS};
+use crate::abi::{Call, Fault, Op, RankContext, Route, Transfer, NO_WINDOW, TAGS};
 use crate::arch::{self, Ordering, Scope};
 use crate::block::Block;
 
@@ -88,6 +88,27 @@ pub(super) fn try_consume(ctx: &RankContext, rank: u32, tag: u32, count: u32) ->
     }
 }
 
+/// The most targets of one [`Rank::notify_each`](crate::Rank::notify_each):
+/// lanes of the first warp release them, so one more costs nothing; eight
+/// covers a 2D tile's neighbours with corners and a 3D block's faces.
+pub const MAX_NOTIFY_EACH: usize = 8;
+
+/// The counter of `tag` of world rank `world`, which `locate` found on a
+/// direct route, and the scope of its release (one lane's part of
+/// `notify_each`: no checks, no faults).
+#[inline(always)]
+fn lane_counter(ctx: &RankContext, world: u32, tag: u32) -> (*mut u32, Scope) {
+    let dev = world.wrapping_sub(ctx.world_first);
+    let (counters, dev, scope) = if dev < ctx.ranks {
+        (ctx.local_notifications, dev, Scope::Gpu)
+    } else {
+        let peer = super::route::process_of(ctx, world);
+        (peer.notifications, world - peer.first, Scope::System)
+    };
+    let at = crate::abi::counter_index(dev, tag);
+    ((counters as *mut u32).wrapping_add(at), scope)
+}
+
 impl Runtime {
     /// Sends notification `tag` to rank `target` of `comm`, after every
     /// earlier put of this rank to it.
@@ -117,6 +138,47 @@ impl Runtime {
         block.leader(|_| {
             // SAFETY: in the target's counter array.
             unsafe { arch::add(counter, 1, Ordering::Release, scope) }
+        });
+    }
+
+    /// Sends notification `tag` to every rank of `targets` (at most
+    /// [`MAX_NOTIFY_EACH`]), each after every earlier put of this rank to it.
+    /// On direct routes one barrier, then lane `i` of the first warp
+    /// releases target `i`'s counter: one warp instruction, so one memory
+    /// barrier for all of them where `notify` in a loop pays one each.
+    #[inline(always)]
+    pub fn notify_each(&mut self, block: &mut Block, comm: Comm, targets: &[u32], tag: u32) {
+        self.check_user_tag(block, Call::NotifyEach, tag);
+        let n = targets.len();
+        if n > MAX_NOTIFY_EACH {
+            let args = [n as u64, MAX_NOTIFY_EACH as u64, 0, 0];
+            self.fail(block, Call::NotifyEach, Fault::CountTooLarge, args);
+        }
+        // Checked and routed in the uniform code; the host's and
+        // NVSHMEM's routes go one by one.
+        let mut lanes = 0u32;
+        for (i, &target) in targets.iter().enumerate() {
+            let place = self.locate(block, Call::NotifyEach, comm, target);
+            if direct_scope(place.route).is_some() {
+                lanes |= 1 << i;
+            } else {
+                self.signal(block, &place, tag);
+            }
+        }
+        if lanes == 0 {
+            return;
+        }
+        // The barrier orders every thread's writes before the releases.
+        block.sync();
+        let ctx = self.ctx();
+        block.each_thread(|t| {
+            let i = t.index() as usize;
+            if i < n && lanes & (1 << i) != 0 {
+                let world = super::comm::world_rank(ctx, comm, targets[i]);
+                let (counter, scope) = lane_counter(ctx, world, tag);
+                // SAFETY: in the target's counter array (located above).
+                unsafe { arch::add(counter, 1, Ordering::Release, scope) }
+            }
         });
     }
 

@@ -13,6 +13,8 @@
 //! 4. A per-thread clock read in uniform code.
 //! 5. Nothing wrong: a time-out with the rank's uniform clock.
 //! 6. A per-thread value smuggled out of a region, used as a split's color.
+//! 7. A per-thread value smuggled out of a region into `notify_each`'s
+//!    list of targets.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use dcuda_device::{arch, rank, rank_log, shared_array, DeviceSlice, Rank, Sum};
@@ -77,6 +79,13 @@ pub fn diverge(rank: &mut Rank, args: &DivergeArgs) {
             // SAFETY: each thread writes its own `color` (a deliberate misuse).
             rank.threads(|t| unsafe { *(smuggle as *mut u32) = t.index() % 2 });
             rank.comm_split(world, Some(color), 0);
+        }
+        7 => {
+            let mut targets = [0u32; 2];
+            let smuggle = &mut targets[1] as *mut u32 as usize;
+            // SAFETY: each thread writes its own list (a deliberate misuse).
+            rank.threads(|t| unsafe { *(smuggle as *mut u32) = t.index() % 2 });
+            rank.notify_each(world, &targets, 0);
         }
         _ => {
             // ANCHOR: timeout

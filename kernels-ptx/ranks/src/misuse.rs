@@ -31,7 +31,7 @@ shared_array!(static LISTS: [u32; 8]);
 /// `firsts` decrease, case 31 from an indexed source whose displacements
 /// lie in the window it writes, so that the put changes them as it goes
 /// (on the emulator, whose threads run one after the other, two elements
-/// then point past the source).
+/// then point past the source). Case 32 notifies nine targets at once.
 #[rank]
 pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -174,6 +174,7 @@ pub fn bad_call(rank: &mut Rank, args: &CheckArgs) {
                 let listed = Indexed::blocks(1, data.slice(0..4));
                 rank.put_typed(win, me, (1, Datatype::contiguous(4)), (src, listed));
             }
+            32 => rank.notify_each(world, &[0; 9], 1),
             _ => {
                 let _ = rank.win_create(world, STAGE.as_slice());
             }

@@ -102,6 +102,45 @@ pub fn all_notify(rank: &mut Rank, args: &CheckArgs) {
     }
 }
 
+// ANCHOR: notify_each
+/// `notify_each`: in round `r` every rank notifies `r % 9` targets (none
+/// to eight), `(me + 1 + j·(r + 1)) % n` for the `j`-th, so a small world
+/// lists a rank twice; then it waits for what the others sent it, and
+/// after a barrier tests that nothing more came. `out[me][0]` counts
+/// notifications found beyond those (must be 0), `out[me][1]` the rounds.
+#[rank]
+pub fn notify_each_rounds(rank: &mut Rank, args: &CheckArgs) {
+    let world = rank.world();
+    let (me, n) = (world.rank(), world.size());
+    let out = args.out(rank.device().rank());
+    let mut extra = 0u32;
+    for round in 0..args.rounds {
+        let (tag, m) = (round % 8, round % 9);
+        let target = |from: u32, j: u32| (from + 1 + j * (round + 1)) % n;
+        let mut targets = [0u32; 8];
+        for j in 0..m {
+            targets[j as usize] = target(me, j);
+        }
+        rank.notify_each(world, &targets[..m as usize], tag);
+        let expected = (0..n)
+            .map(|from| (0..m).filter(|&j| target(from, j) == me).count() as u32)
+            .sum::<u32>();
+        if expected > 0 {
+            rank.wait_notifications(tag, expected);
+        }
+        rank.barrier(world);
+        if rank.test_notifications(tag, 1) {
+            extra += 1;
+        }
+    }
+    // SAFETY: uniform stores of uniform values to this rank's slot.
+    unsafe {
+        out.write(0, extra);
+        out.write(1, args.rounds);
+    }
+}
+// ANCHOR_END: notify_each
+
 /// Gets: each rank writes its window, barrier, then gets its left
 /// neighbour's values with a notification to that neighbour, which waits
 /// for it. `out[me]` holds the neighbour's values.

@@ -133,6 +133,22 @@ impl Run<'_> {
         )
     }
 
+    /// `notify_each` to ranks of this device and of others (mapped GPUs,
+    /// or through the host) in one call.
+    fn notify_each(&self) -> Check {
+        let rounds = 27;
+        let out = self
+            .run(&NOTIFY_EACH_ROUNDS, 2, rounds, 0)
+            .map_err(|e| e.to_string())?;
+        self.expect("notify_each_rounds", &out, 2, |_, k| {
+            if k == 0 {
+                0
+            } else {
+                rounds
+            }
+        })
+    }
+
     fn get(&self) -> Check {
         let words = 70;
         let out = self
@@ -314,6 +330,7 @@ fn main() {
             ("ring, small", Box::new(|| run.ring(300, 40))),
             ("ring, pipelined", Box::new(|| run.ring(600_000, 3))),
             ("notify", Box::new(|| run.notify())),
+            ("notify_each", Box::new(|| run.notify_each())),
             ("put targets", Box::new(|| run.put_targets(300, 9))),
             ("get", Box::new(|| run.get())),
             ("timers and logs", Box::new(|| run.host_services())),
