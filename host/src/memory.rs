@@ -26,10 +26,18 @@ pub struct DeviceBuffer<T: DeviceCopy> {
 }
 
 impl Runtime {
-    /// A zeroed device array of `len` elements.
+    /// A zeroed device array of `len` elements. On a GPU, while a rank
+    /// kernel of this process runs on it, this waits for the run's end
+    /// (as do the drops of device buffers, mapped buffers and modules):
+    /// the driver's allocation would stall the run's host thread.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc")?;
-        let addr = self.device.alloc(bytes)?;
+        // Allocating and zeroing serialise the GPU's streams: after this
+        // process's run (see `run::turn`).
+        let addr = {
+            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            self.device.alloc(bytes)?
+        };
         Ok(DeviceBuffer {
             rt: self.clone(),
             addr,
@@ -47,10 +55,15 @@ impl Runtime {
 
     /// A zeroed array of pinned host memory mapped into the device's
     /// address space: the device reads and writes it over the bus while a
-    /// kernel runs, and the host sees those accesses without a copy.
+    /// kernel runs, and the host sees those accesses without a copy. Waits
+    /// for a running rank kernel of this process to end, as
+    /// [`alloc`](Self::alloc) does.
     pub fn alloc_mapped<T: DeviceCopy>(&self, len: usize) -> Result<MappedBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc_mapped")?;
-        let (host, addr) = self.device.alloc_mapped(bytes)?;
+        let (host, addr) = {
+            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            self.device.alloc_mapped(bytes)?
+        };
         Ok(MappedBuffer {
             rt: self.clone(),
             host: host as *mut T,
@@ -144,6 +157,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        // Freeing waits for the GPU to idle: after this process's run.
+        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
         self.rt
             .device
             .free(self.addr, self.len * std::mem::size_of::<T>())
@@ -262,6 +277,8 @@ mapped_atomics!(u32 => std::sync::atomic::AtomicU32, u64 => std::sync::atomic::A
 
 impl<T: DeviceCopy> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
+        // Freeing waits for the GPU to idle: after this process's run.
+        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
         let bytes = self.len * std::mem::size_of::<T>();
         self.rt
             .device

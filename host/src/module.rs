@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use dcuda_device::kernel::{Kernel, KernelArgs, RankArgs, RankKernel};
 use std::borrow::Cow;
+use std::mem::ManuallyDrop;
 
 /// PTX for one kernel crate, one text per architecture, each with the
 /// machine code (SASS) that `ptxas` made of it at build time where the
@@ -137,7 +138,16 @@ pub struct Module {
     arch: u32,
     sass: bool,
     kernels: Vec<String>,
-    pub(crate) inner: Box<dyn LoadedModule>,
+    pub(crate) inner: ManuallyDrop<Box<dyn LoadedModule>>,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // Unloading waits for the GPU to idle: after this process's run.
+        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
+        // SAFETY: dropped once, here, and never used again.
+        unsafe { ManuallyDrop::drop(&mut self.inner) }
+    }
 }
 
 /// How a module is compiled for the GPU when it is loaded. The emulator
@@ -185,10 +195,17 @@ impl Runtime {
     }
 
     /// [`load`](Self::load) with options for the GPU's JIT compiler (a
-    /// register cap compiles the PTX, even where there is SASS).
+    /// register cap compiles the PTX, even where there is SASS). Both wait
+    /// for a running rank kernel of this process to end, as
+    /// [`alloc`](Self::alloc) does.
     pub fn load_with(&self, ptx: &Ptx, options: &LoadOptions) -> Result<Module> {
         options.validate()?;
-        let (arch, sass, inner) = self.device.load(ptx, options)?;
+        let (arch, sass, inner) = {
+            // Loading may wait for the GPU to idle: after this process's
+            // run (see `run::turn`).
+            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            self.device.load(ptx, options)?
+        };
         let text = ptx.text(arch).unwrap_or_default();
         tracing::debug!(module = ptx.name(), arch, sass, "module loaded");
         Ok(Module {
@@ -197,7 +214,7 @@ impl Runtime {
             arch,
             sass,
             kernels: entry_names(text),
-            inner,
+            inner: ManuallyDrop::new(inner),
         })
     }
 }

@@ -275,6 +275,36 @@ fn watchdog_reports_who_waits_on_what() {
     }
 }
 
+/// Freeing memory waits in the driver for the GPU to idle; done while a
+/// rank kernel runs, it used to stall the run's own driver calls too (the
+/// watchdog's abort here), and both waited forever. It now waits for the
+/// run's end first. Also from a thread of its own, as parallel tests do.
+#[test]
+fn memory_freed_during_a_run_waits_for_its_end() {
+    let (rt, module) = setup();
+    let mut b = Buffers::new(&rt, 3, 1);
+    let config = RunConfig::new(32)
+        .ranks(3)
+        .watchdog(Some(Duration::from_millis(800)));
+    for other_thread in [false, true] {
+        // SAFETY: buffers hold 1 word per rank.
+        let run = unsafe { module.start(&DEADLOCK, &config, &b.args(0, 0)) }.unwrap();
+        let spare = rt.alloc::<u32>(1 << 20).unwrap();
+        let mapped = rt.alloc_mapped::<u32>(1 << 10).unwrap();
+        if other_thread {
+            std::thread::scope(|s| {
+                s.spawn(move || drop((spare, mapped)));
+            });
+        } else {
+            drop((spare, mapped));
+        }
+        match run.wait() {
+            Err(Error::Watchdog { kernel, .. }) => assert_eq!(kernel, "deadlock"),
+            other => panic!("expected the watchdog, got {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn bad_arguments_end_the_run_with_rank_call_and_values() {
     let (rt, module) = setup();

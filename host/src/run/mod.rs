@@ -12,7 +12,7 @@ mod progress;
 mod ring;
 mod state;
 mod traced;
-mod turn;
+pub(crate) mod turn;
 mod watchdog;
 
 pub use config::{RankInfo, RunConfig, RunReport, TimerRecord};
@@ -143,6 +143,8 @@ impl Module {
         let watchdog = config.patience()?;
         // Before anything is set up: a run waiting for its turn holds nothing.
         let turn = turn::Turn::take(self.runtime().device_info());
+        // What a failed start frees here must not wait for its own turn.
+        let serving = turn::serving();
         let (state, world) = RunState::new(self.runtime(), ranks, config, args)?;
         let launch = self.launch_rank_kernel(
             kernel,
@@ -155,6 +157,7 @@ impl Module {
         let server = std::thread::Builder::new()
             .name("dcuda-progress".into())
             .spawn(move || {
+                let _serving = turn::serving();
                 let report = serve(state, world, launch, watchdog, started);
                 drop(turn); // the kernel has ended: the next run may start
                 report
@@ -163,6 +166,7 @@ impl Module {
                 kernel: kernel.name().into(),
                 reason: format!("cannot start the progress thread: {e}"),
             })?;
+        drop(serving);
         Ok(RankRun {
             server: Some(server),
         })

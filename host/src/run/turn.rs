@@ -3,14 +3,48 @@
 //! (two threads of a program, or parallel tests) can each hold part of the
 //! GPU and wait forever for the rest. Runs take turns instead: a second
 //! `start` on the same GPU waits for the first run to end.
+//!
+//! Freeing memory and unloading a module wait in the driver until the GPU
+//! is idle, and allocating memory and loading a module serialise its
+//! streams; a rank kernel ends only when its host threads can still reach
+//! the driver (to raise the abort flag, read an error, copy for the host
+//! route). Called from another thread during a run, such a call stalled
+//! those threads too and the run never ended: parallel tests on one H200
+//! hung, and a run whose program freed a buffer before waiting for it.
+//! These calls take a turn of their own instead ([`Turn::for_idle_wait`]),
+//! so they wait for the run's end outside the driver.
 
 use crate::backend::Backend;
 use crate::runtime::DeviceInfo;
+use std::cell::Cell;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Ordinals of the GPUs of this process with a rank kernel running.
 static BUSY: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 static FREED: Condvar = Condvar::new();
+
+thread_local! {
+    /// Whether this thread is one of a run's own (its progress thread,
+    /// the world's receiver), which never waits for a turn to free.
+    static SERVES_RUNS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the calling thread as one of a run's own until the guard is
+/// dropped: what it frees, it frees after the kernel ended or before it
+/// started (a failed start), or while serving it, and it never waits for
+/// the turn its run holds.
+pub(crate) fn serving() -> Serving {
+    Serving(SERVES_RUNS.with(|s| s.replace(true)))
+}
+
+/// See [`serving`].
+pub(crate) struct Serving(bool);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        SERVES_RUNS.with(|s| s.set(self.0));
+    }
+}
 
 /// A run's turn on its GPU, held until the run ends (dropped).
 pub(crate) struct Turn(Option<usize>);
@@ -33,6 +67,18 @@ impl Turn {
         }
         busy.push(device.ordinal);
         Turn(Some(device.ordinal))
+    }
+
+    /// A turn for a driver call that waits for the whole GPU to be idle or
+    /// serialises its streams (allocating, freeing, loading and unloading
+    /// modules): waits for this
+    /// process's rank kernel on the device to end, and keeps the next from
+    /// starting until dropped. None on a run's own threads.
+    pub(crate) fn for_idle_wait(device: &DeviceInfo) -> Turn {
+        if SERVES_RUNS.with(Cell::get) {
+            return Turn(None);
+        }
+        Self::take(device)
     }
 }
 
@@ -82,5 +128,28 @@ mod tests {
         drop(first);
         second.join().unwrap();
         assert!(started.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_free_waits_for_the_run_but_not_on_the_runs_own_threads() {
+        let run = Turn::take(&gpu(1002));
+        // A run's own thread frees at once.
+        std::thread::spawn(|| {
+            let _serving = serving();
+            drop(Turn::for_idle_wait(&gpu(1002)));
+        })
+        .join()
+        .unwrap();
+        let freed = Arc::new(AtomicBool::new(false));
+        let f = freed.clone();
+        let other = std::thread::spawn(move || {
+            let _turn = Turn::for_idle_wait(&gpu(1002));
+            f.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!freed.load(Ordering::SeqCst), "the free did not wait");
+        drop(run);
+        other.join().unwrap();
+        assert!(freed.load(Ordering::SeqCst));
     }
 }

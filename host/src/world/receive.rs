@@ -21,7 +21,10 @@ impl World {
         let world = self.clone();
         std::thread::Builder::new()
             .name("dcuda-receive".into())
-            .spawn(move || world.receive_loop())
+            .spawn(move || {
+                let _serving = crate::run::turn::serving();
+                world.receive_loop()
+            })
             .expect("cannot start the receive thread")
     }
 
