@@ -25,6 +25,14 @@ for t in tests/*; do
   # One test at a time: results stay readable and timings undisturbed.
   run "test $(basename "$t")" "$t" --test-threads=1
 done
+# Then as `cargo test` runs them, several at once: runs take turns on the
+# GPU, and allocating or freeing during another test's run must wait for
+# it, not hang it (bench/results/2026-11-29-idle-turns-h200).
+if [ "${PARALLEL_TESTS:-1}" = 1 ]; then
+  for t in tests/*; do
+    run "test $(basename "$t"), parallel" "$t"
+  done
+fi
 for e in examples/*; do
   # stress runs below with its options; jacobi_report summarises a CSV.
   case $(basename "$e") in stress|jacobi_report) continue ;; esac
