@@ -37,6 +37,14 @@ fn products_alone_and_on_one_rank() {
         env!("CARGO_BIN_EXE_spmv"),
         &with(&RANDOM, &["--ranks", "1"]),
     );
+    // 17 or 18 rows a rank: the band reaches six ranks each way, twelve
+    // neighbours notified and waited for.
+    let many = with(&RANDOM, &["--ranks", "40", "--check"]);
+    let text = app_support::testing::run(None, env!("CARGO_BIN_EXE_spmv"), &many, 40);
+    assert!(
+        text.contains("x 40 ranks") && text.contains(", correct"),
+        "{text}"
+    );
 }
 
 #[test]
