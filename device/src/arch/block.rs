@@ -132,6 +132,15 @@ pub fn enter_call<const N: usize>(name: &'static str, args: [(&'static str, u64)
     super::lanes::call(name, &args, core::panic::Location::caller());
 }
 
+/// A list's digest, for [`enter_call`]'s check that every thread passes
+/// the same one (folded away on the GPU, where the check does not run).
+#[inline(always)]
+pub fn digest(list: &[u32]) -> u64 {
+    list.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &v| {
+        (h ^ v as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
 /// Ends the calling rank because its run was aborted: every thread
 /// leaves (`exit`); the emulator unwinds the rank without a report.
 #[inline(always)]

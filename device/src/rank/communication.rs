@@ -266,7 +266,7 @@ impl Rank {
             [
                 ("comm", comm.context() as u64),
                 ("targets", targets.len() as u64),
-                ("list", fingerprint(targets)),
+                ("list", arch::block::digest(targets)),
                 ("tag", tag as u64),
             ],
         );
@@ -405,13 +405,4 @@ impl Rank {
             [code as u64, a, b, c],
         )
     }
-}
-
-/// A list's digest for the emulator's check that every thread passes the
-/// same one (folded away on the GPU, where the check does not run).
-#[inline(always)]
-fn fingerprint(list: &[u32]) -> u64 {
-    list.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &v| {
-        (h ^ v as u64).wrapping_mul(0x100_0000_01b3)
-    })
 }

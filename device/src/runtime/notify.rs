@@ -95,7 +95,11 @@ pub const MAX_NOTIFY_EACH: usize = 8;
 
 /// The counter of `tag` of world rank `world`, which `locate` found on a
 /// direct route, and the scope of its release (one lane's part of
-/// `notify_each`: no checks, no faults).
+/// `notify_each`: no checks, no faults). Each lane finds it again rather
+/// than reading what `locate` found from an array: kept in an array
+/// indexed by lane, the places went to the stack and Aliev–Panfilov's
+/// step took 18% longer at 2048² on an H200
+/// (`bench/experiments/notify-each-located-array.patch`).
 #[inline(always)]
 fn lane_counter(ctx: &RankContext, world: u32, tag: u32) -> (*mut u32, Scope) {
     let dev = world.wrapping_sub(ctx.world_first);

@@ -71,9 +71,9 @@ impl Turn {
 
     /// A turn for a driver call that waits for the whole GPU to be idle or
     /// serialises its streams (allocating, freeing, loading and unloading
-    /// modules): waits for this
-    /// process's rank kernel on the device to end, and keeps the next from
-    /// starting until dropped. None on a run's own threads.
+    /// modules): waits for this process's rank kernel on the device to
+    /// end, and keeps the next from starting until dropped. None on a
+    /// run's own threads.
     pub(crate) fn for_idle_wait(device: &DeviceInfo) -> Turn {
         if SERVES_RUNS.with(Cell::get) {
             return Turn(None);
