@@ -32,10 +32,8 @@ impl Runtime {
     /// the driver's allocation would stall the run's host thread.
     pub fn alloc<T: DeviceCopy>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc")?;
-        // Allocating and zeroing serialise the GPU's streams: after this
-        // process's run (see `run::turn`).
         let addr = {
-            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            let _turn = self.idle_turn();
             self.device.alloc(bytes)?
         };
         Ok(DeviceBuffer {
@@ -61,7 +59,7 @@ impl Runtime {
     pub fn alloc_mapped<T: DeviceCopy>(&self, len: usize) -> Result<MappedBuffer<T>> {
         let bytes = bytes_of::<T>(len, "alloc_mapped")?;
         let (host, addr) = {
-            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            let _turn = self.idle_turn();
             self.device.alloc_mapped(bytes)?
         };
         Ok(MappedBuffer {
@@ -157,8 +155,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // Freeing waits for the GPU to idle: after this process's run.
-        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
+        let _turn = self.rt.idle_turn();
         self.rt
             .device
             .free(self.addr, self.len * std::mem::size_of::<T>())
@@ -277,8 +274,7 @@ mapped_atomics!(u32 => std::sync::atomic::AtomicU32, u64 => std::sync::atomic::A
 
 impl<T: DeviceCopy> Drop for MappedBuffer<T> {
     fn drop(&mut self) {
-        // Freeing waits for the GPU to idle: after this process's run.
-        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
+        let _turn = self.rt.idle_turn();
         let bytes = self.len * std::mem::size_of::<T>();
         self.rt
             .device

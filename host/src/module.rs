@@ -143,8 +143,7 @@ pub struct Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        // Unloading waits for the GPU to idle: after this process's run.
-        let _turn = crate::run::turn::Turn::for_idle_wait(self.rt.device_info());
+        let _turn = self.rt.idle_turn();
         // SAFETY: dropped once, here, and never used again.
         unsafe { ManuallyDrop::drop(&mut self.inner) }
     }
@@ -201,9 +200,7 @@ impl Runtime {
     pub fn load_with(&self, ptx: &Ptx, options: &LoadOptions) -> Result<Module> {
         options.validate()?;
         let (arch, sass, inner) = {
-            // Loading may wait for the GPU to idle: after this process's
-            // run (see `run::turn`).
-            let _turn = crate::run::turn::Turn::for_idle_wait(self.device_info());
+            let _turn = self.idle_turn();
             self.device.load(ptx, options)?
         };
         let text = ptx.text(arch).unwrap_or_default();

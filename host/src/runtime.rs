@@ -269,6 +269,14 @@ impl Runtime {
         &self.info
     }
 
+    /// The GPU's turn for a driver call that waits for it to idle or
+    /// serialises its streams (allocating, freeing, loading, unloading):
+    /// held, the call comes after this process's running rank kernel (see
+    /// `run::turn`).
+    pub(crate) fn idle_turn(&self) -> crate::run::turn::Turn {
+        crate::run::turn::Turn::for_idle_wait(&self.info)
+    }
+
     /// Copies `bytes.len()` bytes from the device address `addr` (while a
     /// kernel may run).
     pub(crate) fn read_device(&self, addr: u64, bytes: &mut [u8]) -> Result<()> {

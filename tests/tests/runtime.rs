@@ -1,48 +1,13 @@
 //! The single-GPU runtime: notified access, matching, barriers, host
-//! services, bad arguments and the watchdog. Runs on the emulator in CI and
-//! on the GPU under `scripts/gpu-run.sh`.
+//! services and bad arguments (the watchdog's tests are in `watchdog.rs`).
+//! Runs on the emulator in CI and on the GPU under `scripts/gpu-run.sh`.
 
-use dcuda::{Backend, Error, Module, RunConfig, Runtime};
+use dcuda::{Error, RunConfig};
 use dcuda_rank_kernels::misuse::*;
 use dcuda_rank_kernels::runtime_checks::*;
-use std::time::Duration;
 
-struct Buffers {
-    data: dcuda::DeviceBuffer<u32>,
-    out: dcuda::DeviceBuffer<u32>,
-    words: u32,
-}
-
-impl Buffers {
-    fn new(rt: &Runtime, ranks: u32, words: u32) -> Self {
-        let n = (ranks * words) as usize;
-        Buffers {
-            data: rt.alloc(n).unwrap(),
-            out: rt.alloc(n).unwrap(),
-            words,
-        }
-    }
-    fn args(&mut self, rounds: u32, case: u32) -> CheckArgs {
-        CheckArgs {
-            data: self.data.slice(),
-            out: self.out.slice(),
-            words: self.words,
-            rounds,
-            case,
-        }
-    }
-}
-
-fn setup() -> (Runtime, Module) {
-    let rt = Runtime::new().unwrap();
-    let ptx = dcuda_tests::rank_ptx();
-    let module = rt.load(&ptx).unwrap();
-    // A GPU loads the SASS the build made for its architecture (DCUDA_SASS),
-    // and compiles the PTX where there is none; the emulator runs neither.
-    let sass = rt.backend() == Backend::Gpu && ptx.has_sass(module.arch());
-    assert_eq!(module.loaded_sass(), sass, "sm_{}", module.arch());
-    (rt, module)
-}
+mod runtime_setup;
+use runtime_setup::{setup, Buffers};
 
 #[test]
 fn ring_exchange_delivers_every_round_in_order() {
@@ -251,61 +216,6 @@ fn host_services_timers_logging_and_round_trips() {
 }
 
 #[test]
-fn watchdog_reports_who_waits_on_what() {
-    let (rt, module) = setup();
-    let mut b = Buffers::new(&rt, 3, 1);
-    let config = RunConfig::new(32)
-        .ranks(3)
-        .watchdog(Some(Duration::from_millis(800)));
-    // SAFETY: buffers hold 1 word per rank.
-    match unsafe { module.run(&DEADLOCK, &config, &b.args(0, 0)) } {
-        Err(Error::Watchdog { kernel, report }) => {
-            assert_eq!(kernel, "deadlock");
-            assert!(
-                report.contains("rank 2: wait_notifications(tag 5, count 1): 0 available"),
-                "{report}"
-            );
-            // Rank 0 arrives with the barrier's big add; the count is still 2.
-            for r in 0..2 {
-                let line = format!("rank {r}: barrier over 3 ranks: 2 arrived");
-                assert!(report.contains(&line), "{report}");
-            }
-        }
-        other => panic!("expected the watchdog, got {other:?}"),
-    }
-}
-
-/// Freeing memory waits in the driver for the GPU to idle; done while a
-/// rank kernel runs, it used to stall the run's own driver calls too (the
-/// watchdog's abort here), and both waited forever. It now waits for the
-/// run's end first. Also from a thread of its own, as parallel tests do.
-#[test]
-fn memory_freed_during_a_run_waits_for_its_end() {
-    let (rt, module) = setup();
-    let mut b = Buffers::new(&rt, 3, 1);
-    let config = RunConfig::new(32)
-        .ranks(3)
-        .watchdog(Some(Duration::from_millis(800)));
-    for other_thread in [false, true] {
-        // SAFETY: buffers hold 1 word per rank.
-        let run = unsafe { module.start(&DEADLOCK, &config, &b.args(0, 0)) }.unwrap();
-        let spare = rt.alloc::<u32>(1 << 20).unwrap();
-        let mapped = rt.alloc_mapped::<u32>(1 << 10).unwrap();
-        if other_thread {
-            std::thread::scope(|s| {
-                s.spawn(move || drop((spare, mapped)));
-            });
-        } else {
-            drop((spare, mapped));
-        }
-        match run.wait() {
-            Err(Error::Watchdog { kernel, .. }) => assert_eq!(kernel, "deadlock"),
-            other => panic!("expected the watchdog, got {other:?}"),
-        }
-    }
-}
-
-#[test]
 fn bad_arguments_end_the_run_with_rank_call_and_values() {
     let (rt, module) = setup();
     let cases = [
@@ -424,30 +334,5 @@ fn window_misuse_is_an_error_not_silent_corruption() {
             }
             other => panic!("case {case}: expected a rank error, got {other:?}"),
         }
-    }
-}
-
-#[test]
-fn watchdog_reports_ranks_that_poll_forever_with_live_counts() {
-    let (rt, module) = setup();
-    let mut b = Buffers::new(&rt, 2, 1);
-    let config = RunConfig::new(32)
-        .ranks(2)
-        .watchdog(Some(Duration::from_millis(800)));
-    // SAFETY: buffers hold 1 word per rank.
-    match unsafe { module.run(&POLL_FOREVER, &config, &b.args(0, 0)) } {
-        Err(Error::Watchdog { report, .. }) => {
-            assert!(
-                report.contains(
-                    "rank 0: test_notifications(tag 6, count 1) keeps failing: 0 available"
-                ),
-                "{report}"
-            );
-            assert!(
-                report.contains("rank 1: wait_notifications(tag 4, count 5): 3 available"),
-                "{report}"
-            );
-        }
-        other => panic!("expected the watchdog, got {other:?}"),
     }
 }
