@@ -10,6 +10,8 @@
 #  - The reflected reads, plain and padded so that both walk loops start at
 #    0x20 mod 64 (ap-reflected-reads-aligned.patch), against this commit.
 # Every binary carries cubin-override.patch (DCUDA_EXPERIMENT_CUBIN).
+# Run on 2026-11-29: the hypothesis is refuted (every shifted K as slow as
+# K; bench/results/2026-11-29-cold-paths-h200/19-loop-address/).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel)
