@@ -21,17 +21,18 @@ SIZES=${SIZES:-4096 16384}
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 } | tee "$log"
 
-for v in "examples/aliev_panfilov" "examples/aliev_panfilov_mpi" "examples/aliev_panfilov_mpi --overlap"; do
+for v in "examples/aliev_panfilov" "examples/aliev_panfilov_mpi" "examples/aliev_panfilov_mpi --overlap" "examples/aliev_panfilov_mpi --walk stride"; do
   run "check $v" $v --nx 301 --ny 203 --iters 50 --check
 done
 
 csv=$out/aliev_panfilov.csv
-echo "program,backend,processes,procs_x,units,ranks_x,threads,nx,ny,iters,seconds,check,batch,max_registers" > "$csv"
+echo "program,backend,processes,procs_x,units,ranks_x,threads,nx,ny,iters,seconds,check,batch,max_registers,walk" > "$csv"
 for size in $SIZES; do
   for rep in $(seq "$REPS"); do
     measure "aliev_panfilov $size" examples/aliev_panfilov --size "$size" --no-check
     measure "aliev_panfilov_mpi $size" examples/aliev_panfilov_mpi --size "$size" --no-check
     measure "aliev_panfilov_mpi --overlap $size" examples/aliev_panfilov_mpi --overlap --size "$size" --no-check
+    measure "aliev_panfilov_mpi --walk stride $size" examples/aliev_panfilov_mpi --walk stride --size "$size" --no-check
   done
 done
 # The dcuda ranks in bands of rows (one rank across), as the baseline's

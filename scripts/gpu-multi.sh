@@ -215,7 +215,9 @@ if want apps; then
     # (../bench/results/2026-11-28-ap-division-h200x2/).
     for cfg in "1 4096 4096" "2 4096 4096" "2 4096 8192" "1 2048 2048" "2 2048 2048" "2 2048 4096" "${four_ap[@]}"; do
       read -r n nx ny <<< "$cfg"
-      for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap"; do
+      # The baselines by both walks: claims (their default) is the faster
+      # at 4096² on one H200, stride at 2048² (../bench/results/2026-11-29-claims-h200/).
+      for v in aliev_panfilov aliev_panfilov_mpi "aliev_panfilov_mpi --overlap" "aliev_panfilov_mpi --walk stride" "aliev_panfilov_mpi --overlap --walk stride"; do
         row "$csv" "$v $nx×$ny np $n" mpi $n examples/$v --nx $nx --ny $ny --procs-x 1 --no-check
       done
     done

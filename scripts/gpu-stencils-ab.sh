@@ -33,7 +33,7 @@ done
 cases=(
   "hdiff|--nx 128 --ny 320 --nz 26|--threads 512"
   "hdiff|--nx 512 --ny 1280 --nz 32|"
-  "aliev_panfilov|--size 2048|"
+  "aliev_panfilov|--size 2048|--walk stride"
   "aliev_panfilov|--size 4096|"
   "jacobi|--size 4096|--overlap"
   "jacobi|--size 16384|--overlap"

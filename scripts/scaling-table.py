@@ -46,15 +46,20 @@ def load(path):
     app = os.path.basename(path)[: -len(".csv")]
     runs = defaultdict(list)
     threads = defaultdict(set)
+    walks = defaultdict(set)
     for r in csv.DictReader(open(path)):
         threads[(app, r["program"])].add(r.get("threads"))
+        walks[(app, r["program"])].add(r.get("walk"))
     for r in csv.DictReader(open(path)):
         problem = tuple(r[k] for k in PROBLEM[app] if k in r)
         program = r["program"]
-        # Baselines (and the nvcc kernel) run at several geometries are
-        # variants of their own; the faster baseline is the fastest of them.
+        # Baselines (and the nvcc kernel) run at several geometries or
+        # walks are variants of their own; the faster baseline is the
+        # fastest of them.
         if program != app and len(threads[(app, program)]) > 1:
             program += f" {r['threads']} thr."
+        if program != app and len(walks[(app, r["program"])]) > 1:
+            program += f" {r['walk']} walk"
         runs[(problem, int(r["processes"]), program)].append(float(r["seconds"]))
     return app, {k: statistics.median(v) for k, v in runs.items()}
 

@@ -20,6 +20,8 @@ def load(path):
         program = r["program"]
         if r.get("ranks_x") == "1" and program == "aliev_panfilov":
             program += " (bands)"
+        if r.get("walk") == "stride" and program != "aliev_panfilov":
+            program += " --walk stride"
         runs[(grid, program)].append(float(r["seconds"]))
     iters = {r["nx"] + r["ny"]: int(r["iters"]) for r in rows}
     return runs, int(rows[0]["iters"])

@@ -2,11 +2,14 @@
 //! launched once per time step over a rectangle split in rows among the
 //! blocks, and the packing of the columns that go to other processes.
 
-use crate::compute::{copy_column, step, TimeStep, Walk};
+use crate::compute::{copy_column, TimeStep};
 use crate::layout::{split, Fields, Rect};
-use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
+use crate::walk::{step, step_claimed, Claims, Walk};
+use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, sync_threads, thread_idx};
 use dcuda_device::kernel::KernelParam;
-use dcuda_device::{kernel, DeviceSlice};
+use dcuda_device::{kernel, shared_array, DeviceSlice};
+
+shared_array!(static BLOCK_CLAIMS: [u32; 32]);
 
 /// One launch of a `panfilov_step_*` kernel ([`PANFILOV_STEP_1`] and the other batches).
 #[repr(C)]
@@ -34,13 +37,7 @@ unsafe impl KernelParam for StepArgs {}
 /// thread loading `batch` points before it stores any.
 #[inline(always)]
 unsafe fn step_rows(args: StepArgs, batch: u32) {
-    let (b, blocks) = (block_idx().x, grid_dim().x);
-    let rows = split(args.rect.height(), blocks, b);
-    let rect = Rect {
-        y0: args.rect.y0 + rows.0,
-        y1: args.rect.y0 + rows.1,
-        ..args.rect
-    };
+    let rect = block_rows(&args);
     let walk = Walk {
         thread: thread_idx().x as usize,
         threads: block_dim().x as usize,
@@ -53,6 +50,17 @@ unsafe fn step_rows(args: StepArgs, batch: u32) {
         args.step,
         walk,
     );
+}
+
+/// This block's rows of `args.rect`.
+#[inline(always)]
+fn block_rows(args: &StepArgs) -> Rect {
+    let rows = split(args.rect.height(), grid_dim().x, block_idx().x);
+    Rect {
+        y0: args.rect.y0 + rows.0,
+        y1: args.rect.y0 + rows.1,
+        ..args.rect
+    }
 }
 
 /// The step kernels, one a batch: a kernel's registers are those of its
@@ -80,6 +88,34 @@ step_kernels!(
     panfilov_step_8 = 8
 );
 // ANCHOR_END: kernel
+
+/// One time step over `args.rect`, its rows split among the blocks, whose
+/// threads claim the points as they go ([`step_claimed`]).
+///
+/// # Safety
+/// As the `panfilov_step_*` kernels ([`PANFILOV_STEP_1`]).
+#[kernel]
+pub unsafe fn panfilov_claimed(args: StepArgs) {
+    let t = thread_idx().x;
+    if t < 32 {
+        BLOCK_CLAIMS.set(t as usize, 0);
+    }
+    sync_threads();
+    let lane = t % 32;
+    let claims = Claims {
+        counter: BLOCK_CLAIMS.as_mut_ptr().add(lane as usize),
+        lane,
+        base: 0,
+    };
+    let state = (args.old, args.new, args.r);
+    step_claimed(
+        &args.fields,
+        &state,
+        &block_rows(&args),
+        &args.step,
+        &claims,
+    );
+}
 
 /// Packs (`pack` 1) column `col`, rows 1 to `height`, of `field` into
 /// `column`, or unpacks it (`pack` 0).

@@ -4,6 +4,7 @@
 
 use crate::compute::TimeStep;
 use crate::layout::Layout;
+use crate::walk::Walking;
 use app_support::args::{check_batch, check_max_registers, check_threads, Args, Geometry};
 use app_support::report::{csv_columns, Run};
 use std::format;
@@ -42,12 +43,17 @@ pub struct Options {
     /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
     /// 8; default: each program's fastest on an H100, see [`RANKS`], [`BLOCKS`]).
     pub batch: u32,
+    /// How a rank's or block's threads share a step's points (`--walk
+    /// claims` or `--walk stride`; default: claims, each program's
+    /// fastest on an H200, see [`RANKS_WALK`], [`BLOCKS_WALK`]). `--batch`
+    /// applies to the stride walk.
+    pub walking: Walking,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --batch N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --walk claims|stride, --batch N, --overlap, --csv, --check | --no-check";
 
 /// The dcuda program's geometry unless told otherwise (its fastest on an
 /// H100, `bench/results/2026-11-24-stencils-h100/`): one rank of 1024
@@ -66,16 +72,26 @@ pub const BLOCKS: Geometry = Geometry {
     batch: 1,
 };
 
+/// How the dcuda program's ranks walk a step unless told otherwise: by
+/// claims, 11–14% faster a step than by stride on an H200
+/// (`bench/results/2026-11-29-claims-h200/`).
+pub const RANKS_WALK: Walking = Walking::Claims;
+
+/// How the baseline's blocks walk a step unless told otherwise: by
+/// claims too, its fastest on an H200 (`bench/results/2026-11-29-claims-h200/`).
+pub const BLOCKS_WALK: Walking = Walking::Claims;
+
 impl Options {
     /// Parses the command line.
-    pub fn parse(defaults: Geometry) -> Result<Options, String> {
-        Self::from_args(std::env::args().skip(1), defaults)
+    pub fn parse(defaults: Geometry, walking: Walking) -> Result<Options, String> {
+        Self::from_args(std::env::args().skip(1), defaults, walking)
     }
 
     /// Parses `args` (without the program's name).
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
         defaults: Geometry,
+        walking: Walking,
     ) -> Result<Options, String> {
         let mut o = Options {
             nx: 4096,
@@ -89,9 +105,11 @@ impl Options {
             csv: false,
             max_registers: defaults.max_registers,
             batch: defaults.batch,
+            walking,
             check: false,
         };
         let mut check = None;
+        let mut batch = None;
         let mut args = Args::new(args, USAGE);
         while let Some(arg) = args.next_flag() {
             let mut number = |name: &str| args.number(name);
@@ -108,7 +126,11 @@ impl Options {
                 "--procs-x" => o.procs_x = number("--procs-x")?,
                 "--ranks-x" => o.ranks_x = Some(number("--ranks-x")?),
                 "--max-registers" => o.max_registers = number("--max-registers")?,
-                "--batch" => o.batch = number("--batch")?,
+                "--batch" => batch = Some(number("--batch")?),
+                "--walk" => {
+                    let walks = [("claims", Walking::Claims), ("stride", Walking::Stride)];
+                    o.walking = args.choice("--walk", &walks)?;
+                }
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -124,6 +146,14 @@ impl Options {
         }
         check_threads(o.threads)?;
         check_max_registers(o.max_registers)?;
+        if let Some(b) = batch {
+            if o.walking != Walking::Stride {
+                return Err(format!(
+                    "--batch {b} needs --walk stride: a batch is how the stride walk loads points"
+                ));
+            }
+            o.batch = b;
+        }
         check_batch(o.batch)?;
         if o.units == Some(0) || o.procs_x == 0 || o.ranks_x == Some(0) {
             return Err("--ranks, --procs-x and --ranks-x must be at least 1".into());
@@ -243,6 +273,7 @@ impl Outcome {
             ("check", self.run.checked.clone()),
             ("batch", o.batch.to_string()),
             ("max_registers", o.max_registers.to_string()),
+            ("walk", format!("{:?}", o.walking).to_lowercase()),
         ])
     }
 }

@@ -6,11 +6,13 @@
 //!
 //! The grid is split in 2D ([`Layout`]): processes in a grid, each
 //! process's part over a grid of ranks, so that halos are rows and
-//! columns. Two programs share the step ([`step`]):
+//! columns. Two programs share the step of a point, and the walks that
+//! share a step's points among a block's threads ([`step_claimed`],
+//! [`step`]):
 //! * [`ALIEV_PANFILOV`] (`src/bin/aliev_panfilov.rs`): dcuda rank kernels,
 //!   halos by notified puts (columns between processes packed), one
 //!   persistent kernel;
-//! * [`PANFILOV_STEP_1`] (and the other batches) (`src/bin/aliev_panfilov_mpi.rs`): the host-driven
+//! * [`PANFILOV_CLAIMED`] and [`PANFILOV_STEP_1`] (and the other batches) (`src/bin/aliev_panfilov_mpi.rs`): the host-driven
 //!   baseline, a kernel per step, halos moved by the host (columns packed
 //!   by a kernel), with or without streams overlapping them.
 #![no_std]
@@ -25,8 +27,10 @@ mod compute;
 pub mod host;
 mod layout;
 mod ranks;
+mod walk;
 
 pub use baseline::*;
 pub use compute::*;
 pub use layout::*;
 pub use ranks::*;
+pub use walk::*;

@@ -3,9 +3,12 @@
 //! fields, so a halo needs only a notification; between GPUs rows go by
 //! notified puts and columns packed.
 
-use crate::compute::{copy_column, step_apart, TimeStep, Walk};
+use crate::compute::{copy_column, TimeStep};
 use crate::layout::{Fields, Layout};
-use dcuda_device::{rank, DeviceSlice, Max, Rank, Window};
+use crate::walk::{step_claimed, Claims};
+use dcuda_device::{rank, shared_array, DeviceSlice, Max, Rank, Window};
+
+shared_array!(static RANK_CLAIMS: [u32; 32]);
 
 /// Arguments of [`aliev_panfilov`](ALIEV_PANFILOV).
 #[repr(C)]
@@ -35,8 +38,6 @@ pub struct PanfilovArgs {
     pub step: TimeStep,
     /// Steps.
     pub iters: u32,
-    /// Points a thread loads before it stores any (see [`Walk`]).
-    pub batch: u32,
     /// Written by world rank 0: the nanoseconds of the steps, the longest
     /// of any rank's device clock from the barrier before them to the
     /// barrier after them.
@@ -145,6 +146,12 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
         }
     }
 
+    // The claims' counters start at 0 (the barrier below orders this).
+    rank.threads(|t| {
+        if t.index() < 32 {
+            RANK_CLAIMS.set(t.index() as usize, 0);
+        }
+    });
     rank.barrier(world);
     let started = rank.timestamp();
     for k in 0..args.iters {
@@ -160,12 +167,14 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             // made current; neighbours write that ring again only after
             // this rank's notification of the next step.
             rank.threads(|t| unsafe {
-                let walk = Walk {
-                    thread: t.index() as usize,
-                    threads,
-                    batch: args.batch,
+                let lane = t.index() % 32;
+                let claims = Claims {
+                    counter: RANK_CLAIMS.as_mut_ptr().add(lane as usize),
+                    lane,
+                    // Every step moves the counter as far.
+                    base: k.wrapping_mul(Claims::per_step(&rect, threads as u32, lane)),
                 };
-                step_apart(&fields, &(old, new, args.r), &rect, &args.step, &walk)
+                step_claimed(&fields, &(old, new, args.r), &rect, &args.step, &claims)
             })
         });
         // Packing reads points other threads computed (the notifications

@@ -30,7 +30,9 @@ const BASELINE: &str = env!("CARGO_BIN_EXE_aliev_panfilov_mpi");
 fn ranks_in_a_grid_alone() {
     let text = run(None, DCUDA, &GRID);
     assert!(text.contains("x 4 ranks (2 x 2)"), "{text}");
-    run(None, DCUDA, &with(&["--ranks", "1", "--batch", "2"]));
+    run(None, DCUDA, &with(&["--ranks", "1"]));
+    // Two warps a rank claiming from the same counters, over several steps.
+    run(None, DCUDA, &with(&["--ranks", "2", "--threads", "64"]));
     run(None, DCUDA, &with(&["--ranks-x", "4"]));
     // 3 × 3 tiles: corners, sides and one inside, each mirroring its
     // own sides' ghost points.
@@ -56,8 +58,17 @@ fn baselines_alone() {
     run(
         None,
         BASELINE,
-        &with(&["--ranks", "3", "--overlap", "--batch", "8"]),
+        &with(&[
+            "--ranks",
+            "3",
+            "--overlap",
+            "--walk",
+            "stride",
+            "--batch",
+            "8",
+        ]),
     );
+    run(None, BASELINE, &with(&["--ranks", "2", "--threads", "64"]));
 }
 
 #[test]
@@ -82,6 +93,11 @@ fn bad_decompositions_are_errors() {
         4,
     );
     assert!(text.contains("3 × 1 tiles for 5 × 5 points"), "{text}");
+    // The rank kernel walks by claims only; a batch is the stride walk's.
+    let text = run_failing(DCUDA, &["--size", "8", "--walk", "stride"], 4);
+    assert!(text.contains("--walk stride is the baseline's"), "{text}");
+    let text = run_failing(DCUDA, &["--size", "8", "--batch", "2"], 4);
+    assert!(text.contains("--batch 2 needs --walk stride"), "{text}");
     let text = run_failing(BASELINE, &["--size", "8", "--procs-x", "2"], 4);
     assert!(
         text.contains("--procs-x 2 does not divide 1 processes"),

@@ -36,6 +36,24 @@ impl<I: Iterator<Item = String>> Args<I> {
             .map_err(|_| format!("{name}: `{v}` is not a number; {usage}"))
     }
 
+    /// The value of flag `name`, one of `choices` (name, value).
+    pub fn choice<T: Copy>(&mut self, name: &str, choices: &[(&str, T)]) -> Result<T, String> {
+        let usage = self.usage;
+        let v = self
+            .args
+            .next()
+            .ok_or(format!("{name} needs a value; {usage}"))?;
+        let names: std::vec::Vec<&str> = choices.iter().map(|c| c.0).collect();
+        choices
+            .iter()
+            .find(|c| c.0 == v)
+            .map(|c| c.1)
+            .ok_or(format!(
+                "{name}: `{v}` is not one of {}; {usage}",
+                names.join(", ")
+            ))
+    }
+
     /// The error for a flag no program takes.
     pub fn unknown(&self, flag: &str) -> String {
         format!("unknown option `{flag}`; {}", self.usage)

@@ -3,8 +3,8 @@
 //! or under `mpirun -np N` (one GPU a process). Options: see
 //! `aliev_panfilov_kernels::host::Options`.
 
-use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, RANKS};
-use aliev_panfilov_kernels::{PanfilovArgs, ALIEV_PANFILOV};
+use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, RANKS, RANKS_WALK};
+use aliev_panfilov_kernels::{PanfilovArgs, Walking, ALIEV_PANFILOV};
 use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 
@@ -13,7 +13,11 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse(RANKS)?;
+    let o = Options::parse(RANKS, RANKS_WALK)?;
+    if o.walking != Walking::Claims {
+        // The stride walk stays the baseline's, to compare with.
+        return Err("--walk stride is the baseline's: the rank kernel walks by claims".into());
+    }
     let rt = Runtime::new()?;
     let module = rt.load_with(
         &dcuda::include_ptx!("aliev_panfilov_kernels"),
@@ -53,7 +57,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         column_len,
         step: o.time_step(),
         iters: o.iters,
-        batch: o.batch,
         elapsed: elapsed.slice(),
     };
     // SAFETY: every field has the process's shape, the column areas four

@@ -10,10 +10,10 @@
 //! One process a GPU, processes in a grid (`--procs-x`); run alone or under
 //! `mpirun -np N`.
 
-use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, BLOCKS};
+use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, BLOCKS, BLOCKS_WALK};
 use aliev_panfilov_kernels::{
-    Fields, Layout, Rect, StepArgs, CLOCK_STAMP, PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2,
-    PANFILOV_STEP_4, PANFILOV_STEP_8,
+    Fields, Layout, Rect, StepArgs, Walking, CLOCK_STAMP, PANFILOV_CLAIMED, PANFILOV_COLUMN,
+    PANFILOV_STEP_1, PANFILOV_STEP_2, PANFILOV_STEP_4, PANFILOV_STEP_8,
 };
 use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
@@ -75,7 +75,7 @@ impl Solver<'_> {
         // streams' work (the program synchronises before dropping them);
         // the rectangles of one step are disjoint, and a step is queued
         // after the work it reads.
-        unsafe { stream.launch(self.module, step_kernel(self.opts.batch), config, (args,))? };
+        unsafe { stream.launch(self.module, step_kernel(self.opts), config, (args,))? };
         Ok(())
     }
 
@@ -219,14 +219,24 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse(BLOCKS)?;
+    let o = Options::parse(BLOCKS, BLOCKS_WALK)?;
     let rt = Runtime::new()?;
-    // No register cap: the cap is for the rank kernel (`--max-registers`).
-    let module = rt.load(&dcuda::include_ptx!("aliev_panfilov_kernels"))?;
+    // `--max-registers` is the rank kernel's. The claims kernel calls its
+    // walk out of line, and ptxas, not told the block's size, gives the
+    // call more registers than a block of `--threads` has: cap them as
+    // `__launch_bounds__` would. The stride kernels fit uncapped.
+    let ptx = dcuda::include_ptx!("aliev_panfilov_kernels");
+    let module = match o.walking {
+        Walking::Claims => {
+            let cap = (65536 / o.threads).min(255);
+            rt.load_with(&ptx, &dcuda::LoadOptions::default().max_registers(cap))?
+        }
+        Walking::Stride => rt.load(&ptx)?,
+    };
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,
-        None => app_support::blocks_that_fit(&module, step_kernel(o.batch), o.threads)?,
+        None => app_support::blocks_that_fit(&module, step_kernel(&o), o.threads)?,
     };
     // The processes' grid as the dcuda version's; one "rank" a process.
     let layout: Layout = Options {
@@ -310,9 +320,12 @@ fn run() -> Res<()> {
     Ok(())
 }
 
-/// The step kernel of `batch` points.
-fn step_kernel(batch: u32) -> &'static Kernel<(StepArgs,)> {
-    match batch {
+/// The step kernel of the walk and batch chosen.
+fn step_kernel(o: &Options) -> &'static Kernel<(StepArgs,)> {
+    if o.walking == Walking::Claims {
+        return &PANFILOV_CLAIMED;
+    }
+    match o.batch {
         1 => &PANFILOV_STEP_1,
         2 => &PANFILOV_STEP_2,
         4 => &PANFILOV_STEP_4,

@@ -2,10 +2,11 @@
 use super::reference::{reference, Grid};
 use super::*;
 use crate::layout::Fields;
+use crate::walk::Walking;
 use std::vec::Vec;
 
 fn options(args: &[&str]) -> Result<Options, String> {
-    Options::from_args(args.iter().map(|a| a.to_string()), RANKS)
+    Options::from_args(args.iter().map(|a| a.to_string()), RANKS, RANKS_WALK)
 }
 
 #[test]
@@ -36,6 +37,37 @@ fn layouts_place_every_rank_once_and_tile_the_grid() {
     assert_eq!(points, 29 * 23);
     assert_eq!(l.fields((0, 0)).edges, Fields::WEST | Fields::NORTH);
     assert_eq!(l.fields((1, 1)).edges, Fields::EAST | Fields::SOUTH);
+}
+
+#[test]
+fn walks_are_chosen_by_name() {
+    assert_eq!(options(&[]).unwrap().walking, RANKS_WALK);
+    assert_eq!(
+        options(&["--walk", "stride"]).unwrap().walking,
+        Walking::Stride
+    );
+    assert_eq!(
+        options(&["--walk", "claims"]).unwrap().walking,
+        Walking::Claims
+    );
+    let err = options(&["--walk", "diagonal"]).unwrap_err();
+    assert!(
+        err.starts_with("--walk: `diagonal` is not one of claims, stride;"),
+        "{err}"
+    );
+    assert_eq!(
+        options(&["--walk", "stride", "--batch", "4"])
+            .unwrap()
+            .batch,
+        4
+    );
+    let err = options(&["--batch", "4"]).unwrap_err();
+    assert_eq!(
+        err,
+        "--batch 4 needs --walk stride: a batch is how the stride walk loads points"
+    );
+    let err = options(&["--walk"]).unwrap_err();
+    assert!(err.starts_with("--walk needs a value;"), "{err}");
 }
 
 #[test]
@@ -82,5 +114,6 @@ fn the_csv_row_matches_its_header() {
     assert_eq!(lines.len(), 2, "{text}");
     let fields = |l: &str| l.split(',').count();
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
-    assert!(lines[0].contains("batch,max_registers"), "{text}");
+    assert!(lines[0].contains("batch,max_registers,walk"), "{text}");
+    assert!(lines[1].ends_with(",claims"), "{text}");
 }
