@@ -44,8 +44,8 @@ pub struct Options {
     /// 8; default: each program's fastest on an H100, see [`RANKS`], [`BLOCKS`]).
     pub batch: u32,
     /// How a rank's or block's threads share a step's points (`--walk
-    /// claims` or `--walk stride`; default: claims, each program's
-    /// fastest on an H200, see [`RANKS_WALK`], [`BLOCKS_WALK`]). `--batch`
+    /// claims` or `--walk stride`, the baseline's only; default: claims,
+    /// see [`RANKS_WALK`], [`BLOCKS_WALK`]). `--batch`
     /// applies to the stride walk.
     pub walking: Walking,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
@@ -72,13 +72,14 @@ pub const BLOCKS: Geometry = Geometry {
     batch: 1,
 };
 
-/// How the dcuda program's ranks walk a step unless told otherwise: by
-/// claims, 11–14% faster a step than by stride on an H200
-/// (`bench/results/2026-11-29-claims-h200/`).
+/// How the dcuda program's ranks walk a step: by claims, its only walk
+/// (12–14% less a step than by stride on an H200,
+/// `bench/results/2026-11-29-claims-h200/`).
 pub const RANKS_WALK: Walking = Walking::Claims;
 
 /// How the baseline's blocks walk a step unless told otherwise: by
-/// claims too, its fastest on an H200 (`bench/results/2026-11-29-claims-h200/`).
+/// claims too, 7% less a step at 4096² on an H200; at 2048² `--walk
+/// stride` is 2–3% faster (`bench/results/2026-11-29-claims-h200/`).
 pub const BLOCKS_WALK: Walking = Walking::Claims;
 
 impl Options {
