@@ -200,8 +200,8 @@ pub struct Claims {
 
 impl Claims {
     /// How far a step over `rect` moves lane `lane`'s counter: once for
-    /// every chunk, and once more for each of the lane's `threads`'
-    /// threads (its last claim, which finds no chunk left).
+    /// every chunk, and once more for each thread of that lane among
+    /// `threads` (its last claim, which finds no chunk left).
     pub fn per_step(rect: &Rect, threads: u32, lane: u32) -> u32 {
         let n = rect.width() * rect.height();
         n.div_ceil(32 * CLAIM_POINTS) + threads / 32 + (lane < threads % 32) as u32
@@ -212,8 +212,7 @@ impl Claims {
 /// chunk is 32 × [`CLAIM_POINTS`] consecutive points; a claim gives a
 /// thread its lane's points of the next chunk, so a warp's claims at once
 /// give it a whole chunk, read as the stride walk reads, and a warp that
-/// runs ahead takes more chunks than one held up: the threads end a step
-/// together, which a barrier after it then does not wait for. A thread
+/// runs ahead takes more chunks than one held up. A thread
 /// claims its next chunk before it steps the last one, so the atomic's
 /// latency hides behind the step. Out of line: called, the walk gets
 /// registers of its own, where inlined into the persistent kernel (capped
