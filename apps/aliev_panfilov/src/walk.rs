@@ -187,7 +187,8 @@ pub const CLAIM_POINTS: u32 = 4;
 /// A thread's claims on its rank's or block's points in a step. Lane `l`
 /// of every warp takes chunks from counter `l` (32 counters in block
 /// shared memory, a bank each, so that a warp's 32 claims do not collide),
-/// and steps lane `l`'s points of each chunk.
+/// and steps lane `l`'s points of each chunk. So a block needs at least 32
+/// threads, one of every lane (the programs take 32 to 1024).
 #[derive(Clone, Copy, Debug)]
 pub struct Claims {
     /// Its lane's counter.
@@ -274,3 +275,6 @@ unsafe fn claimed(fields: Fields, state: State, rect: Rect, s: TimeStep, claims:
     }
 }
 // ANCHOR_END: claims
+
+#[cfg(test)]
+mod tests;
