@@ -18,26 +18,31 @@ fn watched(ranks: u32) -> RunConfig {
         .watchdog(Some(Duration::from_millis(800)))
 }
 
+/// The kernel and report of a run the watchdog ended; panics otherwise.
+fn watchdog_report<T: std::fmt::Debug>(outcome: Result<T, Error>) -> (String, String) {
+    match outcome {
+        Err(Error::Watchdog { kernel, report }) => (kernel, report),
+        other => panic!("expected the watchdog, got {other:?}"),
+    }
+}
+
 #[test]
 fn watchdog_reports_who_waits_on_what() {
     let (rt, module) = setup();
     let mut b = Buffers::new(&rt, 3, 1);
     let config = watched(3);
     // SAFETY: buffers hold 1 word per rank.
-    match unsafe { module.run(&DEADLOCK, &config, &b.args(0, 0)) } {
-        Err(Error::Watchdog { kernel, report }) => {
-            assert_eq!(kernel, "deadlock");
-            assert!(
-                report.contains("rank 2: wait_notifications(tag 5, count 1): 0 available"),
-                "{report}"
-            );
-            // Rank 0 arrives with the barrier's big add; the count is still 2.
-            for r in 0..2 {
-                let line = format!("rank {r}: barrier over 3 ranks: 2 arrived");
-                assert!(report.contains(&line), "{report}");
-            }
-        }
-        other => panic!("expected the watchdog, got {other:?}"),
+    let (kernel, report) =
+        watchdog_report(unsafe { module.run(&DEADLOCK, &config, &b.args(0, 0)) });
+    assert_eq!(kernel, "deadlock");
+    assert!(
+        report.contains("rank 2: wait_notifications(tag 5, count 1): 0 available"),
+        "{report}"
+    );
+    // Rank 0 arrives with the barrier's big add; the count is still 2.
+    for r in 0..2 {
+        let line = format!("rank {r}: barrier over 3 ranks: 2 arrived");
+        assert!(report.contains(&line), "{report}");
     }
 }
 
@@ -62,10 +67,7 @@ fn memory_freed_during_a_run_waits_for_its_end() {
         } else {
             drop((spare, mapped));
         }
-        match run.wait() {
-            Err(Error::Watchdog { kernel, .. }) => assert_eq!(kernel, "deadlock"),
-            other => panic!("expected the watchdog, got {other:?}"),
-        }
+        assert_eq!(watchdog_report(run.wait()).0, "deadlock");
     }
 }
 
@@ -75,19 +77,13 @@ fn watchdog_reports_ranks_that_poll_forever_with_live_counts() {
     let mut b = Buffers::new(&rt, 2, 1);
     let config = watched(2);
     // SAFETY: buffers hold 1 word per rank.
-    match unsafe { module.run(&POLL_FOREVER, &config, &b.args(0, 0)) } {
-        Err(Error::Watchdog { report, .. }) => {
-            assert!(
-                report.contains(
-                    "rank 0: test_notifications(tag 6, count 1) keeps failing: 0 available"
-                ),
-                "{report}"
-            );
-            assert!(
-                report.contains("rank 1: wait_notifications(tag 4, count 5): 3 available"),
-                "{report}"
-            );
-        }
-        other => panic!("expected the watchdog, got {other:?}"),
-    }
+    let (_, report) = watchdog_report(unsafe { module.run(&POLL_FOREVER, &config, &b.args(0, 0)) });
+    assert!(
+        report.contains("rank 0: test_notifications(tag 6, count 1) keeps failing: 0 available"),
+        "{report}"
+    );
+    assert!(
+        report.contains("rank 1: wait_notifications(tag 4, count 5): 3 available"),
+        "{report}"
+    );
 }

@@ -101,20 +101,10 @@ pub unsafe fn panfilov_claimed(args: StepArgs) {
         BLOCK_CLAIMS.set(t as usize, 0);
     }
     sync_threads();
-    let lane = t % 32;
-    let claims = Claims {
-        counter: BLOCK_CLAIMS.as_mut_ptr().add(lane as usize),
-        lane,
-        base: 0,
-    };
+    let (rect, thread) = (block_rows(&args), (t, block_dim().x));
+    let claims = Claims::at_step(BLOCK_CLAIMS.as_mut_ptr(), thread, &rect, 0);
     let state = (args.old, args.new, args.r);
-    step_claimed(
-        &args.fields,
-        &state,
-        &block_rows(&args),
-        &args.step,
-        &claims,
-    );
+    step_claimed(&args.fields, &state, &rect, &args.step, &claims);
 }
 
 /// Packs (`pack` 1) column `col`, rows 1 to `height`, of `field` into

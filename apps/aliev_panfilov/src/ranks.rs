@@ -167,13 +167,8 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             // made current; neighbours write that ring again only after
             // this rank's notification of the next step.
             rank.threads(|t| unsafe {
-                let lane = t.index() % 32;
-                let claims = Claims {
-                    counter: RANK_CLAIMS.as_mut_ptr().add(lane as usize),
-                    lane,
-                    // Every step moves the counter as far.
-                    base: k.wrapping_mul(Claims::per_step(&rect, threads as u32, lane)),
-                };
+                let thread = (t.index(), threads as u32);
+                let claims = Claims::at_step(RANK_CLAIMS.as_mut_ptr(), thread, &rect, k);
                 step_claimed(&fields, &(old, new, args.r), &rect, &args.step, &claims)
             })
         });

@@ -14,7 +14,6 @@ type State = (DeviceSlice<f64>, DeviceSlice<f64>, DeviceSlice<f64>);
 
 /// How the threads of a block share a step's points (the baseline's
 /// `--walk`; the rank kernel always claims).
-#[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Walking {
     /// Every `threads`-th point, fixed in advance ([`Walk`]).
@@ -206,6 +205,24 @@ impl Claims {
     pub fn per_step(rect: &Rect, threads: u32, lane: u32) -> u32 {
         let n = rect.width() * rect.height();
         n.div_ceil(32 * CLAIM_POINTS) + threads / 32 + (lane < threads % 32) as u32
+    }
+
+    /// The claims of thread `thread` of `threads` in step `step` (from 0)
+    /// over `rect`, the block's 32 counters at `counters`, each 0 before
+    /// step 0: every step moves a counter as far ([`Claims::per_step`]).
+    #[inline(always)]
+    pub fn at_step(
+        counters: *mut u32,
+        (thread, threads): (u32, u32),
+        rect: &Rect,
+        step: u32,
+    ) -> Claims {
+        let lane = thread % 32;
+        Claims {
+            counter: counters.wrapping_add(lane as usize),
+            lane,
+            base: step.wrapping_mul(Self::per_step(rect, threads, lane)),
+        }
     }
 }
 
