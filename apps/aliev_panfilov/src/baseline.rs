@@ -4,6 +4,7 @@
 
 use crate::compute::{copy_column, TimeStep};
 use crate::layout::{split, Fields, Rect};
+use crate::mirror::{has_mirrors, mirror_ghosts};
 use crate::walk::{step, step_claimed, Claims, Walk};
 use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, sync_threads, thread_idx};
 use dcuda_device::kernel::KernelParam;
@@ -90,7 +91,8 @@ step_kernels!(
 // ANCHOR_END: kernel
 
 /// One time step over `args.rect`, its rows split among the blocks, whose
-/// threads claim the points as they go ([`step_claimed`]).
+/// threads claim the points as they go ([`step_claimed`]); then a block
+/// on the grid's sides mirrors its ghost points ([`mirror_ghosts`]).
 ///
 /// # Safety
 /// As the `panfilov_step_*` kernels ([`PANFILOV_STEP_1`]).
@@ -104,7 +106,16 @@ pub unsafe fn panfilov_claimed(args: StepArgs) {
     let (rect, thread) = (block_rows(&args), (t, block_dim().x));
     let claims = Claims::at_step(BLOCK_CLAIMS.as_mut_ptr(), thread, &rect, 0);
     let state = (args.old, args.new, args.r);
-    step_claimed(&args.fields, &state, &rect, &args.step, &claims);
+    let inner = Fields {
+        edges: 0,
+        ..args.fields
+    };
+    step_claimed(&inner, &state, &rect, &args.step, &claims);
+    if has_mirrors(&args.fields, &rect) {
+        // The mirrored points are other threads'.
+        sync_threads();
+        mirror_ghosts(&args.fields, args.new, &rect, thread);
+    }
 }
 
 /// Packs (`pack` 1) column `col`, rows 1 to `height`, of `field` into

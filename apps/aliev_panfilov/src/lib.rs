@@ -26,11 +26,13 @@ mod compute;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod host;
 mod layout;
+mod mirror;
 mod ranks;
 mod walk;
 
 pub use baseline::*;
 pub use compute::*;
 pub use layout::*;
+pub use mirror::*;
 pub use ranks::*;
 pub use walk::*;

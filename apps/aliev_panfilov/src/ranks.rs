@@ -5,6 +5,7 @@
 
 use crate::compute::{copy_column, TimeStep};
 use crate::layout::{Fields, Layout};
+use crate::mirror::{has_mirrors, mirror_ghosts};
 use crate::walk::{step_claimed, Claims};
 use dcuda_device::{rank, shared_array, DeviceSlice, Max, Rank, Window};
 
@@ -112,6 +113,8 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
     let slot = |parity: usize, east: bool| (2 * parity + east as usize) * len;
     let threads = rank.threads_per_rank() as usize;
     let (x0, x1) = (rect.x0 as usize, rect.x1 as usize);
+    let mirrors = has_mirrors(&fields, &rect);
+    let inner = Fields { edges: 0, ..fields };
 
     // Who gets what each step, worked out once: the loop's uniform code
     // runs on every thread of the rank, and finding a neighbour's rank,
@@ -169,7 +172,7 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             rank.threads(|t| unsafe {
                 let thread = (t.index(), threads as u32);
                 let claims = Claims::at_step(RANK_CLAIMS.as_mut_ptr(), thread, &rect, k);
-                step_claimed(&fields, &(old, new, args.r), &rect, &args.step, &claims)
+                step_claimed(&inner, &(old, new, args.r), &rect, &args.step, &claims)
             })
         });
         // Packing reads points other threads computed (the notifications
@@ -198,6 +201,19 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
                 (fields, new, col, (y0 as u32, y1 as u32), out),
                 (columns, target, slot(parity, !east), tag),
             );
+        }
+        // A tile on the grid's sides mirrors its ghost points while its
+        // neighbours finish: the wait's barrier orders them before the next
+        // step, `notify_each`'s (or this one) the step's points before them.
+        if mirrors {
+            if nearby == 0 {
+                rank.sync_threads();
+            }
+            rank.threads(|t| unsafe {
+                // SAFETY: the rank's own points and the ghost points they
+                // mirror to, which only this rank reads.
+                mirror_ghosts(&fields, new, &rect, (t.index(), threads as u32))
+            });
         }
         rank.wait_notifications(tag, count);
         // Columns from other processes into the ghost columns.

@@ -1,7 +1,10 @@
 //! How a rank's or block's threads walk a rectangle's points in a step:
 //! by a fixed stride ([`step`], the baseline's choice), or by claiming
 //! chunks of points as they go ([`step_claimed`], the rank kernel's and
-//! the baseline's default). Both step each point with the same code.
+//! the baseline's default). Both step each point with the same code, and
+//! mirror to the ghost points as they store where `fields` has edges; the
+//! programs' claims walk fields without edges and mirror in a pass of its
+//! own ([`mirror_ghosts`](crate::mirror_ghosts)).
 
 use crate::compute::{point, TimeStep};
 use crate::layout::{Fields, Rect};

@@ -1,6 +1,9 @@
-//! The claims walk against the stride walk on the host: every thread an OS
-//! thread, all claiming at once, so that the claims interleave as the
-//! scheduler likes (the emulator runs a rank's threads one after another).
+//! The claims walk against the stride walk (which mirrors as it stores)
+//! on the host, the claims mirroring as they store or, as the programs
+//! do, walking fields without edges and mirroring in a pass after them:
+//! every thread an OS thread, all claiming at once, so that the claims
+//! interleave as the scheduler likes (the emulator runs a rank's threads
+//! one after another).
 
 use super::*;
 use proptest::prelude::*;
@@ -36,11 +39,12 @@ type Grid = (Vec<f64>, Vec<f64>, Vec<f64>);
 
 /// `steps` steps of `rect` by the stride walk (one thread after another)
 /// and by claims (`threads` OS threads at once, the counters starting at
-/// `start`); both grids afterwards, and the counters.
+/// `start`; by fields without edges and then the mirror pass if
+/// `mirror_pass`); both grids afterwards, and the counters.
 fn both_walks(
     (width, height, edges): (u32, u32, u32),
     rect: Rect,
-    threads: u32,
+    (threads, mirror_pass): (u32, bool),
     steps: u32,
     start: u32,
 ) -> (Grid, Grid, [u32; 32]) {
@@ -72,11 +76,16 @@ fn both_walks(
             (slice(b), slice(a), slice(r))
         };
         let base = counters.as_ptr() as usize;
+        let walked = if mirror_pass {
+            Fields { edges: 0, ..fields }
+        } else {
+            fields
+        };
         // All threads claim at once.
         let go = std::sync::Barrier::new(threads as usize);
         std::thread::scope(|scope| {
             for t in 0..threads {
-                let (state, fields, rect, s, go) = (&state, &fields, &rect, &s, &go);
+                let (state, fields, rect, s, go) = (&state, &walked, &rect, &s, &go);
                 scope.spawn(move || {
                     go.wait();
                     let lane = t % 32;
@@ -92,6 +101,14 @@ fn both_walks(
                 });
             }
         });
+        // Then the ghost points, as the programs do once every thread's
+        // points are stored.
+        if mirror_pass {
+            for t in 0..threads {
+                // SAFETY: one thread at a time; the claims are done.
+                unsafe { crate::mirror_ghosts(&fields, state.1, &rect, (t, threads)) };
+            }
+        }
     }
     let mut after = [0u32; 32];
     after.copy_from_slice(&counters);
@@ -102,8 +119,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Any rectangle of any grid, any sides on the boundary, any number of
-    /// threads from 32 (not only whole warps) and counters near their
-    /// wrap: every step by claims is the stride walk's, bitwise, and moves
+    /// threads from 32 (not only whole warps), counters near their wrap,
+    /// ghost points mirrored in the walk or after it: every step by claims
+    /// is the stride walk's, bitwise, and moves
     /// each counter by exactly `per_step`.
     #[test]
     fn claims_step_every_point_once(
@@ -114,13 +132,14 @@ proptest! {
         size in (1u32..40, 1u32..30),
         threads in prop::sample::select(std::vec![32u32, 33, 64, 100]),
         start in prop::sample::select(std::vec![0u32, u32::MAX - 40]),
+        mirror_pass in any::<bool>(),
     ) {
         let x0 = 1 + corner.0 % width;
         let y0 = 1 + corner.1 % height;
         let (x1, y1) = ((x0 + size.0).min(width + 1), (y0 + size.1).min(height + 1));
         let rect = Rect { y0, y1, x0, x1 };
         let steps = 3;
-        let (stride, claims, after) = both_walks((width, height, edges), rect, threads, steps, start);
+        let (stride, claims, after) = both_walks((width, height, edges), rect, (threads, mirror_pass), steps, start);
         let bits = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&stride.0), bits(&claims.0));
         prop_assert_eq!(bits(&stride.1), bits(&claims.1));
