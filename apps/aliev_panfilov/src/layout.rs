@@ -206,6 +206,17 @@ impl Fields {
         self.len() == 0
     }
 
+    /// Whether `rect` lies within the interior and is not inverted.
+    #[inline(always)]
+    pub fn holds(&self, rect: &Rect) -> bool {
+        rect.x0 >= 1
+            && rect.y0 >= 1
+            && rect.x0 <= rect.x1
+            && rect.y0 <= rect.y1
+            && rect.x1 <= self.width + 1
+            && rect.y1 <= self.height + 1
+    }
+
     /// The whole interior.
     #[inline(always)]
     pub fn interior(&self) -> Rect {

@@ -82,13 +82,7 @@ pub unsafe fn mirror_ghosts(
     (thread, threads): (u32, u32),
 ) {
     assert!(
-        rect.x0 >= 1
-            && rect.y0 >= 1
-            && rect.x0 <= rect.x1
-            && rect.y0 <= rect.y1
-            && rect.x1 <= fields.width + 1
-            && rect.y1 <= fields.height + 1
-            && field.len() >= fields.len(),
+        fields.holds(rect) && field.len() >= fields.len(),
         "aliev_panfilov: a rectangle outside the fields"
     );
     let f = field.as_mut_ptr();

@@ -82,13 +82,7 @@ fn without_mirrors(fields: &Fields, rect: &Rect) -> Option<Fields> {
 #[inline(always)]
 fn check_rect(fields: &Fields, (old, new, r): &State, rect: &Rect) -> u32 {
     assert!(
-        rect.x0 >= 1
-            && rect.y0 >= 1
-            && rect.x0 <= rect.x1
-            && rect.y0 <= rect.y1
-            && rect.x1 <= fields.width + 1
-            && rect.y1 <= fields.height + 1
-            && [old, new, r].iter().all(|f| f.len() >= fields.len()),
+        fields.holds(rect) && [old, new, r].iter().all(|f| f.len() >= fields.len()),
         "aliev_panfilov: a rectangle outside the fields"
     );
     let n = rect.width() as u64 * rect.height() as u64;
