@@ -66,7 +66,14 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     ];
     let lap_win = rank.win_create(world, window(args.work.lap));
     let fly_win = rank.win_create(world, window(args.work.fly));
-    let rows = (lo + 1, hi + 1); // the rank's rows in the process's fields
+    // The rank's rows in the process's fields.
+    let rows = (lo + 1, hi + 1);
+    // Within the process the fields are shared, so a halo for a neighbour
+    // there needs only its notification; the first and the last rank of
+    // the process put theirs (to another process, or across the periodic
+    // wrap, where the halo row is a copy).
+    let (local, here) = (rank.device().rank(), rank.device().size());
+    let (up_here, down_here) = (local > 0, local + 1 < here);
     let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
     let threads = rank.threads_per_rank() as usize;
     let walk = |t: &dcuda_device::Thread| Walk {
@@ -101,21 +108,41 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
             rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) })
         });
         // Fluxes in y need the Laplacian of the row below the band.
-        rank.put_notify_to(lap_up, row(work.lap, rows.0), tag(LAP, k));
+        if up_here {
+            rank.notify(world, above, tag(LAP, k));
+        } else {
+            rank.put_notify_to(lap_up, row(work.lap, rows.0), tag(LAP, k));
+        }
         rank.wait_notifications(tag(LAP, k), 1);
         rank.trace("fluxes", |rank| {
             rank.threads(|t| unsafe { fluxes(shape, inp, work, rows, walk(t)) })
         });
         // The output needs the y flux of the row above the band.
-        rank.put_notify_to(fly_down, row(work.fly, rows.1 - 1), tag(FLY, k));
+        if down_here {
+            rank.notify(world, below, tag(FLY, k));
+        } else {
+            rank.put_notify_to(fly_down, row(work.fly, rows.1 - 1), tag(FLY, k));
+        }
         rank.wait_notifications(tag(FLY, k), 1);
         rank.trace("output", |rank| {
             rank.threads(|t| unsafe { output(shape, inp, work, out, rows, walk(t)) })
         });
         // The next Laplacian needs the new state of the rows on both sides.
         let next = (k as usize + 1) % 2;
-        rank.put_notify_to(out_up[next], row(out, rows.0), tag(OUT, k));
-        rank.put_notify_to(out_down[next], row(out, rows.1 - 1), tag(OUT, k));
+        if up_here && down_here {
+            rank.notify_each(world, &[above, below], tag(OUT, k));
+        } else {
+            if up_here {
+                rank.notify(world, above, tag(OUT, k));
+            } else {
+                rank.put_notify_to(out_up[next], row(out, rows.0), tag(OUT, k));
+            }
+            if down_here {
+                rank.notify(world, below, tag(OUT, k));
+            } else {
+                rank.put_notify_to(out_down[next], row(out, rows.1 - 1), tag(OUT, k));
+            }
+        }
         rank.wait_notifications(tag(OUT, k), 2);
     }
     rank.barrier(world);
