@@ -55,6 +55,12 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         rank.win_create(world, window(args.b)),
     ];
     let (top, bottom) = (lo + 1, hi); // the rank's first and last row
+                                      // A neighbour in this process reads the halo where it is: a
+                                      // notification says it is ready, both in one `notify_each` (one
+                                      // barrier). The first and the last rank of a process put theirs: to
+                                      // another process, or across the periodic wrap, where it is a copy.
+    let (local, here) = (rank.device().rank(), rank.device().size());
+    let (up_here, down_here) = (local > 0, local + 1 < here);
 
     rank.barrier(world);
     let started = rank.timestamp();
@@ -85,20 +91,22 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         // The first row goes to the bottom halo of the rank above, the last
         // to the top halo of the rank below; the tag tells iterations apart.
         let (win, tag) = (wins[(k as usize + 1) % 2], k % 2);
-        rank.put_notify(
-            win,
-            above,
-            (rows_above + 1) * nx,
-            new.slice(top * nx..(top + 1) * nx),
-            tag,
-        );
-        rank.put_notify(
-            win,
-            below,
-            0,
-            new.slice(bottom * nx..(bottom + 1) * nx),
-            tag,
-        );
+        if up_here && down_here {
+            rank.notify_each(world, &[above, below], tag);
+        } else {
+            if up_here {
+                rank.notify(world, above, tag);
+            } else {
+                let row = new.slice(top * nx..(top + 1) * nx);
+                rank.put_notify(win, above, (rows_above + 1) * nx, row, tag);
+            }
+            if down_here {
+                rank.notify(world, below, tag);
+            } else {
+                let row = new.slice(bottom * nx..(bottom + 1) * nx);
+                rank.put_notify(win, below, 0, row, tag);
+            }
+        }
         let norm = rank.allreduce(world, local, Sum);
         rank.wait_notifications(tag, 2);
         if me == 0 {

@@ -64,6 +64,14 @@ fn jacobi_one_rank() {
     run(None, env!("CARGO_BIN_EXE_jacobi"), &with(&["--ranks", "1"]));
 }
 
+/// Two ranks: each is the other's neighbour on both sides, once next to
+/// it in the process's rows (a notification) and once across the periodic
+/// ends (a put).
+#[test]
+fn jacobi_two_ranks() {
+    run(None, env!("CARGO_BIN_EXE_jacobi"), &with(&["--ranks", "2"]));
+}
+
 #[test]
 fn jacobi_spans_two_processes() {
     let text = run(Some(2), env!("CARGO_BIN_EXE_jacobi"), &GRID);
