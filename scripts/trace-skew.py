@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Usage: python3 scripts/trace-skew.py DIR [RANKS_X] (a folder of *.json.gz
 # from DCUDA_TRACE runs with every span kept, e.g. scripts/gpu-ap-traced.sh;
-# RANKS_X, default 12, the tiles along x of a one-process 2D layout).
+# RANKS_X, default 6, the tiles along x of the default one-process layout of
+# 132 ranks since 2026-11-29; 12 before).
 # How synchronised the ranks' compute phases are, over steps 50-250: per
 # step, the spread of compute starts across ranks; how many ranks compute at
 # once (20000 samples); each rank's median compute, by its tile's place
@@ -35,9 +36,9 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json.gz')):
         t += (t1 - t0) / 20000
     conc.sort()
     print(f.split('/')[-1], f'ranks {len(ranks)} steps {n}: start spread median {st.median(spreads):.1f} us p90 {sorted(spreads)[int(0.9*len(spreads))]:.1f}; computing at once: mean {st.mean(conc):.1f} p10 {conc[len(conc)//10]} p50 {conc[len(conc)//2]} p90 {conc[9*len(conc)//10]}; full {sum(1 for c in conc if c >= 0.95*len(ranks))/len(conc):.2f}')
-    # Per rank: compute median; the slowest, and by place on the 12 x 11 grid.
+    # Per rank: compute median; the slowest, and by place on the grid of tiles.
     med = {r: st.median(d for _, d in by[r][50:250]) for r in ranks}
-    wx = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    wx = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     wy = len(ranks) // wx
     def place(r):
         gx, gy = r % wx, r // wx

@@ -29,7 +29,8 @@ pub struct Options {
     /// Processes along x (`--procs-x`, default 1: processes split the rows).
     pub procs_x: u32,
     /// Ranks of a process along x (`--ranks-x`; default: the grid of
-    /// ranks whose tiles are the squarest).
+    /// ranks whose tiles are closest to [`TILE_ASPECT`] times as wide as
+    /// tall).
     pub ranks_x: Option<u32>,
     /// The baseline overlaps the halo exchange with the interior
     /// (`--overlap`).
@@ -215,12 +216,19 @@ impl Options {
     }
 }
 
+/// How many times as wide as tall the rank grid's tiles are made, if
+/// they can be: wide tiles keep a warp's 128 consecutive points in one
+/// row longer. On one H200, six tiles across (about 3.7 : 1) ran 1–2%
+/// faster than square ones at 2048², 4096², 8192² and 2048 × 4096, and
+/// the same at 1024² (`bench/results/2026-11-29-mirror-pass-h200/5-rank-grids/`).
+pub const TILE_ASPECT: f64 = 4.0;
+
 /// The grid of at most `units` ranks over a `w` × `h` part that uses the
-/// most ranks, and of those the squarest tiles.
+/// most ranks, and of those the tiles closest to [`TILE_ASPECT`].
 pub fn rank_grid(units: u32, w: u32, h: u32) -> (u32, u32) {
     let aspect = |rx: u32, ry: u32| {
         let (tw, th) = (w as f64 / rx as f64, h as f64 / ry as f64);
-        (tw / th).ln().abs()
+        (tw / th / TILE_ASPECT).ln().abs()
     };
     (1..=units)
         .map(|ry| (units / ry, ry))

@@ -28,8 +28,11 @@ const BASELINE: &str = env!("CARGO_BIN_EXE_aliev_panfilov_mpi");
 
 #[test]
 fn ranks_in_a_grid_alone() {
+    // By default tiles about four times as wide as tall: four one above
+    // another here.
     let text = run(None, DCUDA, &GRID);
-    assert!(text.contains("x 4 ranks (2 x 2)"), "{text}");
+    assert!(text.contains("x 4 ranks (1 x 4)"), "{text}");
+    run(None, DCUDA, &with(&["--ranks-x", "2"]));
     run(None, DCUDA, &with(&["--ranks", "1"]));
     // Two warps a rank claiming from the same counters, over several steps.
     run(None, DCUDA, &with(&["--ranks", "2", "--threads", "64"]));
@@ -49,7 +52,11 @@ fn processes_split_in_rows() {
 fn processes_split_in_columns() {
     let text = run(Some(2), DCUDA, &with(&["--procs-x", "2"]));
     assert!(text.contains("2 process(es) (2 x 1)"), "{text}");
-    run(Some(2), DCUDA, &with(&["--procs-x", "2", "--ranks", "4"]));
+    run(
+        Some(2),
+        DCUDA,
+        &with(&["--procs-x", "2", "--ranks", "4", "--ranks-x", "2"]),
+    );
 }
 
 #[test]

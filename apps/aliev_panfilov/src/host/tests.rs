@@ -10,10 +10,11 @@ fn options(args: &[&str]) -> Result<Options, String> {
 }
 
 #[test]
-fn rank_grids_use_the_most_ranks_then_the_squarest_tiles() {
-    assert_eq!(rank_grid(4, 100, 100), (2, 2));
-    assert_eq!(rank_grid(6, 300, 200), (3, 2));
-    assert_eq!(rank_grid(7, 100, 100), (7, 1)); // all seven, in a row
+fn rank_grids_use_the_most_ranks_then_tiles_four_times_as_wide() {
+    assert_eq!(rank_grid(4, 100, 100), (1, 4)); // 100 × 25
+    assert_eq!(rank_grid(6, 300, 200), (2, 3)); // 150 × 67
+    assert_eq!(rank_grid(7, 100, 100), (1, 7)); // all seven, one above another
+    assert_eq!(rank_grid(132, 2048, 2048), (6, 22)); // 341 × 93
     assert_eq!(rank_grid(8, 4, 100), (1, 8));
     assert_eq!(rank_grid(8, 5, 6), (2, 3)); // no tile under 2 × 2: six of eight
 }
