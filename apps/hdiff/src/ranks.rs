@@ -1,6 +1,7 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
-//! owning a band of rows and exchanging the halos of each stage with
-//! notified puts as soon as it has computed them.
+//! owning a band of rows and announcing each stage's halos as soon as it
+//! has computed them: a notification to a neighbour in the same process,
+//! a notified put to another process or across the periodic wrap.
 
 use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
@@ -56,8 +57,8 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     let rows_above = split(args.ny, n, above);
     let bottom_halo_above = (rows_above.1 - rows_above.0 + 1) as usize * w;
 
-    // Each rank's windows are its rows and two halo rows; neighbours of one
-    // process overlap, so a halo put there only notifies.
+    // Each rank's windows are its rows and two halo rows, the targets of
+    // the puts to other processes and across the wrap.
     let (lo, hi) = ((start - base) as usize, (end - base) as usize);
     let window = |field: DeviceSlice<f64>| field.slice(lo * w..(hi + 2) * w);
     let states = [

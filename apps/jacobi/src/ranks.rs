@@ -45,9 +45,9 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
     let rows_above = split(args.rows, n, above);
     let rows_above = (rows_above.1 - rows_above.0) as usize;
 
-    // Each rank's window is its rows and its two halo rows. Neighbours of
-    // one process overlap: a halo is the neighbour's row, and a put there
-    // copies nothing; it only notifies.
+    // Each rank's window is its rows and its two halo rows, the target of
+    // the puts to other processes and across the wrap. Neighbours of one
+    // process overlap: there a halo is the neighbour's row.
     let (lo, hi) = ((start - base) as usize, (end - base) as usize);
     let window = |array: DeviceSlice<f32>| array.slice(lo * nx..(hi + 2) * nx);
     let wins = [
