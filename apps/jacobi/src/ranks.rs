@@ -54,11 +54,12 @@ pub fn jacobi(rank: &mut Rank, args: &JacobiArgs) {
         rank.win_create(world, window(args.a)),
         rank.win_create(world, window(args.b)),
     ];
-    let (top, bottom) = (lo + 1, hi); // the rank's first and last row
-                                      // A neighbour in this process reads the halo where it is: a
-                                      // notification says it is ready, both in one `notify_each` (one
-                                      // barrier). The first and the last rank of a process put theirs: to
-                                      // another process, or across the periodic wrap, where it is a copy.
+    // The rank's first and last row.
+    let (top, bottom) = (lo + 1, hi);
+    // A neighbour in this process reads the halo where it is: a
+    // notification says it is ready, both in one `notify_each` (one
+    // barrier). The first and the last rank of a process put theirs: to
+    // another process, or across the periodic wrap, where it is a copy.
     let (local, here) = (rank.device().rank(), rank.device().size());
     let (up_here, down_here) = (local > 0, local + 1 < here);
 
