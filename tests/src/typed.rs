@@ -20,6 +20,12 @@ fn expected(me: u32, size: u32, n: u32) -> Vec<u32> {
     for j in 0..n {
         out[(c * n + j) as usize] = value(left, j * n + c);
     }
+    // Unnotified: the left rank's next row into the second matrix's last
+    // column.
+    let d = (c + 1) % n;
+    for i in 0..n {
+        out[nn + (i * n + n - 1) as usize] = value(left, d * n + i);
+    }
     // The 2 × 3 block at (1, 2) of the left rank's matrix, element by
     // element in row-major order, into the 3 × 2 block at (3, 1).
     let wide: Vec<u32> = (1..3)

@@ -119,6 +119,15 @@ pub(crate) trait StreamQueue: Send {
     /// Makes work queued later wait for everything queued on `other` so
     /// far, without waiting on the host.
     fn wait_for(&self, other: &dyn StreamQueue) -> Result<()>;
+    /// Queues a copy of planes between device addresses (device memory or
+    /// mapped host memory), as [`Device::copy_3d`] describes it, where the
+    /// GPU takes it in one call; `false` where it does not (the planes not
+    /// a whole number of rows apart, a pitch past the driver's limit), and
+    /// then nothing is queued: the caller synchronises and copies with
+    /// [`Device::copy_3d`]. The emulator queues none.
+    fn copy_3d(&self, _dst: Planes, _src: Planes, _extent: Extent3) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// What one thread of a launch runs in the emulator (the GPU runs the PTX).

@@ -248,22 +248,49 @@ impl World {
     }
 
     /// At the target: places a piece's elements (`bytes`: header, then
-    /// data) in the window: the data copied into the scratch by the host,
-    /// then a copy from there a stack of rectangles.
-    pub(super) fn place(&self, from: u32, place: Place, bytes: &[u8]) -> Result<()> {
+    /// data) in the window: the data copied into a half of the scratch by
+    /// the host, then copies from there a stack of rectangles, queued on
+    /// the scratch's stream; waited for when the piece is `notified` (the
+    /// notification follows its data), else before the half is used again
+    /// or another message is handled.
+    pub(super) fn place(
+        &self,
+        from: u32,
+        place: Place,
+        bytes: &[u8],
+        notified: bool,
+    ) -> Result<()> {
         let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
         let payload = &bytes[LAID_HEADER..];
         let device = &self.runtime.device;
         let copies = stacked(laid.copies(&rects, base));
         let start = std::time::Instant::now();
-        // The header's check bounds the data by the scratch.
+        // The header's check bounds the data by a half of the scratch.
         self.with_scratch(|scratch| {
-            scratch.bytes()[..payload.len()].copy_from_slice(payload);
+            let h = scratch.take_half()?;
+            scratch.bytes(h)[..payload.len()].copy_from_slice(payload);
+            let addr = scratch.addr(h);
             let written = start.elapsed();
             let n = copies.len();
+            let mut queued = false;
             for c in copies {
-                device.copy_3d(c.window, c.packed(scratch.addr), c.extent())?;
+                let (window, packed, extent) = (c.window, c.packed(addr), c.extent());
+                if scratch.stream().copy_3d(window, packed, extent)? {
+                    queued = true;
+                    continue;
+                }
+                // A copy the stream does not take runs now, after those
+                // queued before it.
+                scratch.drain()?;
+                queued = false;
+                device.copy_3d(window, packed, extent)?;
+            }
+            if queued {
+                scratch.mark_queued(h);
+            }
+            if notified {
+                scratch.drain()?;
             }
             let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
             tracing::trace!(target: "dcuda::laid", at_us = since_start(), bytes = data, copies = n, write_us = us(written), total_us = us(start.elapsed()), "piece placed");
@@ -285,10 +312,13 @@ impl World {
         let device = &self.runtime.device;
         let copies = stacked(laid.copies(&rects, base));
         self.with_scratch(|scratch| {
+            // The placements before it first: it may read what they write.
+            scratch.drain()?;
+            let h = scratch.take_half()?;
             for c in copies {
-                device.copy_3d(c.packed(scratch.addr), c.window, c.extent())?;
+                device.copy_3d(c.packed(scratch.addr(h)), c.window, c.extent())?;
             }
-            data.copy_from_slice(&scratch.bytes()[..bytes as usize]);
+            data.copy_from_slice(&scratch.bytes(h)[..bytes as usize]);
             Ok(data)
         })
     }

@@ -42,6 +42,10 @@ impl World {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let transport = &self.job.transport;
+        // Senders of messages delivered but not yet counted as received:
+        // typed pieces whose placements still run. A sync counts a message
+        // once its data is in place, so they count when those finish.
+        let mut uncounted: Vec<u32> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
             let mut busy = false;
             match transport.try_recv(self.data) {
@@ -52,12 +56,22 @@ impl World {
                     }
                     // What was delivered has been copied out.
                     crate::transport::buffers::give(msg);
+                    uncounted.push(from);
+                }
+                Ok(None) => {
+                    // Nothing to receive beside the placements: let them end.
+                    if let Err(e) = self.drain_placements() {
+                        self.fail(self.me(), e.reason());
+                    }
+                }
+                Err(e) => self.fail(self.me(), e.reason()),
+            }
+            if !uncounted.is_empty() && !self.placements_running() {
+                for from in uncounted.drain(..) {
                     if let Some(r) = self.received.get(from as usize) {
                         r.fetch_add(1, Ordering::Release);
                     }
                 }
-                Ok(None) => {}
-                Err(e) => self.fail(self.me(), e.reason()),
             }
             // Messages wait here until their ranks have room.
             self.inbox
@@ -193,7 +207,11 @@ impl World {
     }
 
     fn deliver(&self, from: u32, bytes: &[u8]) -> Result<()> {
-        match Message::decode(bytes)? {
+        let message = Message::decode(bytes)?;
+        if !matches!(message, Message::PutLaid { tag: None, .. }) {
+            self.drain_placements()?;
+        }
+        match message {
             Message::Put {
                 source,
                 target,
@@ -247,7 +265,8 @@ impl World {
                 data,
             } => {
                 self.local_rank(from, target)?;
-                self.place(from, (source, target, window, offset), data)?;
+                let place = (source, target, window, offset);
+                self.place(from, place, data, tag.is_some())?;
                 self.notify_local(target, tag)
             }
             Message::GetLaid {

@@ -27,7 +27,8 @@ fn made(t: Result<Datatype, TypeError>) -> Datatype {
 
 // ANCHOR: typed
 /// Each rank puts column `me % n` of its matrix into row `me % n` of the
-/// next rank's first result matrix, then gets the 2 × 3 block at (1, 2)
+/// next rank's first result matrix (and, unnotified, at the end, row
+/// `me % n + 1` into the last column of its second), then gets the 2 × 3 block at (1, 2)
 /// of the previous rank's matrix into the 3 × 2 block at (3, 1) of its
 /// second result matrix (element `e` of one to element `e` of the other),
 /// the previous rank's whole matrix, transposed, into its third, and the
@@ -71,6 +72,12 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
         (0, columns),
         (out.slice(3 * nn..4 * nn), moved),
     );
+    // Unnotified, into a column (through the hosts, a piece placed at the
+    // target): the barrier after it completes it there.
+    let d = ((c + 1) % n) as usize;
+    let last_column = made(Datatype::vector(n, 1, n as u64).shifted((n - 1) as u64));
+    let next_row = data.slice(d * n as usize..(d + 1) * n as usize);
+    rank.put_typed(results, right, (nn, last_column), (next_row, row));
     rank.barrier(world);
     rank.win_free(results);
     rank.win_free(matrices);

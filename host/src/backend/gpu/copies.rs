@@ -77,40 +77,8 @@ impl GpuDevice {
         src: Planes,
         (width, rows, planes): Extent3,
     ) -> Result<()> {
-        let stacked = |s: &Planes| {
-            s.pitch > 0 && s.plane.is_multiple_of(s.pitch) && s.plane / s.pitch >= rows
-        };
-        if planes <= 1 || width == 0 || rows == 0 || !stacked(&dst) || !stacked(&src) {
+        let Some(c) = memcpy_3d_desc(dst, src, (width, rows, planes)) else {
             return copy_by_planes(self, dst, src, (width, rows, planes));
-        }
-        // Unified: either side may be mapped host memory (the world's scratch).
-        let unified = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
-        let c = sys::CUDA_MEMCPY3D {
-            srcXInBytes: 0,
-            srcY: 0,
-            srcZ: 0,
-            srcLOD: 0,
-            srcMemoryType: unified,
-            srcHost: std::ptr::null(),
-            srcDevice: src.addr,
-            srcArray: std::ptr::null_mut(),
-            reserved0: std::ptr::null_mut(),
-            srcPitch: src.pitch,
-            srcHeight: src.plane / src.pitch,
-            dstXInBytes: 0,
-            dstY: 0,
-            dstZ: 0,
-            dstLOD: 0,
-            dstMemoryType: unified,
-            dstHost: std::ptr::null_mut(),
-            dstDevice: dst.addr,
-            dstArray: std::ptr::null_mut(),
-            reserved1: std::ptr::null_mut(),
-            dstPitch: dst.pitch,
-            dstHeight: dst.plane / dst.pitch,
-            WidthInBytes: width,
-            Height: rows,
-            Depth: planes,
         };
         self.ctx.bind()?;
         // SAFETY: the callers describe device ranges they checked; the
@@ -123,4 +91,48 @@ impl GpuDevice {
         unsafe { result::stream::synchronize(std::ptr::null_mut()) }
             .map_err(|e| Error::cuda("cuStreamSynchronize", e))
     }
+}
+
+/// The one `cuMemcpy3D` of a copy of planes where each side's planes lie
+/// a whole number of its rows apart (a sub-block's planes in a 3D array,
+/// or packed); `None` otherwise.
+pub(super) fn memcpy_3d_desc(
+    dst: Planes,
+    src: Planes,
+    (width, rows, planes): Extent3,
+) -> Option<sys::CUDA_MEMCPY3D> {
+    let stacked =
+        |s: &Planes| s.pitch > 0 && s.plane.is_multiple_of(s.pitch) && s.plane / s.pitch >= rows;
+    if planes <= 1 || width == 0 || rows == 0 || !stacked(&dst) || !stacked(&src) {
+        return None;
+    }
+    // Unified: either side may be mapped host memory (the world's scratch).
+    let unified = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
+    Some(sys::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: unified,
+        srcHost: std::ptr::null(),
+        srcDevice: src.addr,
+        srcArray: std::ptr::null_mut(),
+        reserved0: std::ptr::null_mut(),
+        srcPitch: src.pitch,
+        srcHeight: src.plane / src.pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: unified,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dst.addr,
+        dstArray: std::ptr::null_mut(),
+        reserved1: std::ptr::null_mut(),
+        dstPitch: dst.pitch,
+        dstHeight: dst.plane / dst.pitch,
+        WidthInBytes: width,
+        Height: rows,
+        Depth: planes,
+    })
 }

@@ -2,7 +2,7 @@
 //! asynchronously; failures surface at the next synchronisation.
 
 use super::{check, GpuContext};
-use crate::backend::{Running, StreamQueue};
+use crate::backend::{Extent3, Planes, Running, StreamQueue};
 use crate::error::{Error, Result};
 use cudarc::driver::{result, sys};
 use std::ffi::c_void;
@@ -113,6 +113,27 @@ impl StreamQueue for GpuStream {
             let _ = sys::cuEventDestroy_v2(event);
             r
         }
+    }
+
+    fn copy_3d(&self, dst: Planes, src: Planes, (width, rows, planes): Extent3) -> Result<bool> {
+        // One plane is a stack of one: its plane is its rows.
+        let one = |p: Planes| match planes {
+            1 => Planes {
+                plane: p.pitch * rows,
+                ..p
+            },
+            _ => p,
+        };
+        let (dst, src) = (one(dst), one(src));
+        let Some(c) = super::copies::memcpy_3d_desc(dst, src, (width, rows, planes)) else {
+            return Ok(false);
+        };
+        self.ctx.bind()?;
+        // SAFETY: the caller describes device ranges it checked, which
+        // live until the stream is synchronised. A copy the driver refuses
+        // (a pitch past its limit) is not queued.
+        let queued = unsafe { sys::cuMemcpy3DAsync_v2(&c, self.stream) };
+        Ok(queued == sys::cudaError_enum::CUDA_SUCCESS)
     }
 }
 
