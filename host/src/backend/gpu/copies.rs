@@ -77,7 +77,10 @@ impl GpuDevice {
         src: Planes,
         (width, rows, planes): Extent3,
     ) -> Result<()> {
-        let Some(c) = memcpy_3d_desc(dst, src, (width, rows, planes)) else {
+        let desc = (planes > 1)
+            .then(|| memcpy_3d_desc(dst, src, (width, rows, planes)))
+            .flatten();
+        let Some(c) = desc else {
             return copy_by_planes(self, dst, src, (width, rows, planes));
         };
         self.ctx.bind()?;
@@ -95,7 +98,7 @@ impl GpuDevice {
 
 /// The one `cuMemcpy3D` of a copy of planes where each side's planes lie
 /// a whole number of its rows apart (a sub-block's planes in a 3D array,
-/// or packed); `None` otherwise.
+/// or packed); `None` otherwise, or where there is nothing to copy.
 pub(super) fn memcpy_3d_desc(
     dst: Planes,
     src: Planes,
@@ -103,7 +106,7 @@ pub(super) fn memcpy_3d_desc(
 ) -> Option<sys::CUDA_MEMCPY3D> {
     let stacked =
         |s: &Planes| s.pitch > 0 && s.plane.is_multiple_of(s.pitch) && s.plane / s.pitch >= rows;
-    if planes <= 1 || width == 0 || rows == 0 || !stacked(&dst) || !stacked(&src) {
+    if planes == 0 || width == 0 || rows == 0 || !stacked(&dst) || !stacked(&src) {
         return None;
     }
     // Unified: either side may be mapped host memory (the world's scratch).
