@@ -124,7 +124,8 @@ pub(crate) trait StreamQueue: Send {
     /// GPU takes it in one call; `false` where it does not (the planes not
     /// a whole number of rows apart, a pitch past the driver's limit), and
     /// then nothing is queued: the caller synchronises and copies with
-    /// [`Device::copy_3d`]. The emulator queues none.
+    /// [`Device::copy_3d`]. The emulator copies at once and answers `true`,
+    /// as it runs everything it is given.
     fn copy_3d(&self, _dst: Planes, _src: Planes, _extent: Extent3) -> Result<bool> {
         Ok(false)
     }
