@@ -58,12 +58,15 @@ impl World {
                     crate::transport::buffers::give(msg);
                     uncounted.push(from);
                 }
-                Ok(None) => {
-                    // Nothing to receive beside the placements: let them end.
+                // Nothing to receive beside the placements: let them end.
+                // Pieces wait to be counted exactly while placements run,
+                // so an idle loop with none takes no lock.
+                Ok(None) if !uncounted.is_empty() => {
                     if let Err(e) = self.drain_placements() {
                         self.fail(self.me(), e.reason());
                     }
                 }
+                Ok(None) => {}
                 Err(e) => self.fail(self.me(), e.reason()),
             }
             if !uncounted.is_empty() && !self.placements_running() {
