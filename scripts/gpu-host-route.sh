@@ -7,7 +7,10 @@
 # (host_packed_typed.cu), then bench_typed as two nodes (the typed pieces
 # through the hosts), with the hosts' per-piece timings
 # (DCUDA_LOG=dcuda::laid=trace) unless NO_TRACE is set, and
-# bench_typed_before where the bundle has it; REPS times each, alternated. Results in $OUT/host-route.tar.xz.
+# bench_typed_before where the bundle has it; REPS times each, alternated,
+# under each of MECHS (OpenMPI's shared-memory single-copy mechanisms,
+# `btl_vader_single_copy_mechanism`; default "none cma", each run's
+# results in a directory of that name). Results in $OUT/host-route.tar.xz.
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-/tmp}
@@ -24,14 +27,21 @@ DCUDA_COMMIT=$(head -1 COMMIT) && export DCUDA_COMMIT
 } 2>&1 | tee "$log"
 . ./gpu-lib.sh
 nvcc -O2 -arch=sm_90 $(mpicc --showme:compile) baselines/host_packed_typed.cu -o /tmp/host_packed_typed $(mpicc --showme:link) >> "$log" 2>&1
-[ -z "${SKIP_CHECKS:-}" ] && RUN_LIMIT=200 run "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks
+if [ -z "${SKIP_CHECKS:-}" ]; then
+  for mech in ${MECHS:-none cma}; do
+    RUN_LIMIT=200 run "world_checks -np 2 as two nodes, $mech" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none --mca btl_vader_single_copy_mechanism "$mech" -np 2 examples/world_checks
+  done
+fi
 for r in $(seq 1 "$REPS"); do
-  run "host packing $r" bash -c "mpirun --allow-run-as-root --bind-to none -np 2 /tmp/host_packed_typed 200 > $res/host-packed-$r.csv"
-  trace=dcuda::laid=trace && [ -n "${NO_TRACE:-}" ] && trace=info
-  RUN_LIMIT=300 run "bench_typed, two nodes $r" bash -c "DCUDA_LOG=$trace DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed --out $res/nodes-$r 2> $res/nodes-$r.trace"
-  [ -x bench/bench_typed_before ] && RUN_LIMIT=300 run "bench_typed_before, two nodes $r" bash -c "DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 bench/bench_typed_before --out $res/before-nodes-$r"
+  for mech in ${MECHS:-none cma}; do
+    d=$res/$mech && mkdir -p "$d" && mca=(--mca btl_vader_single_copy_mechanism "$mech")
+    run "host packing $mech $r" bash -c "mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 /tmp/host_packed_typed 200 > $d/host-packed-$r.csv"
+    trace=dcuda::laid=trace,dcuda::route=trace && [ -n "${NO_TRACE:-}" ] && trace=info
+    RUN_LIMIT=300 run "bench_typed $mech, two nodes $r" bash -c "DCUDA_LOG=$trace DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 bench/bench_typed --out $d/nodes-$r 2> $d/nodes-$r.trace"
+    [ -x bench/bench_typed_before ] && RUN_LIMIT=300 run "bench_typed_before $mech, two nodes $r" bash -c "DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 bench/bench_typed_before --out $d/before-nodes-$r"
+  done
 done
 summary
-xz -T0 "$res"/*.trace 2>/dev/null
+xz -T0 "$res"/*/*.trace 2>/dev/null
 tar cJf "$out/host-route.tar.xz" -C /tmp host-route
 cp "$log" "$out/"

@@ -22,12 +22,14 @@ pub(crate) mod buffers;
 pub(crate) mod departure;
 mod gather;
 mod job;
+mod lent;
 #[cfg(feature = "mpi")]
 mod mpi;
 
 pub(crate) use gather::{all_gather, INFO_CHANNEL, RUN_CHANNELS, SETUP_CHANNEL};
 pub(crate) use job::noted;
 pub use job::{job, Job, TransportChoice, TRANSPORTS};
+pub use lent::{Lent, Received};
 
 use crate::error::{Error, Result};
 
@@ -87,6 +89,25 @@ pub trait Transport: Send + Sync {
     fn progress(&self) -> Result<usize>;
     /// A message that has arrived on `channel`, with its sender, if any.
     fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>>;
+    /// [`send`](Self::send) from lent memory, which the transport holds
+    /// until the send completes and then drops. The default copies it into
+    /// a heap buffer.
+    fn send_lent(&self, to: u32, channel: u32, data: Box<dyn Lent>) -> Result<()> {
+        self.send(to, channel, data.bytes().to_vec())
+    }
+    /// [`try_recv`](Self::try_recv) into memory that `lend` gives for a
+    /// message of the length it is asked (exactly that long), or into a
+    /// heap buffer where it gives none. The default never asks.
+    fn try_recv_lent(
+        &self,
+        channel: u32,
+        lend: &mut dyn FnMut(usize) -> Option<Box<dyn Lent>>,
+    ) -> Result<Option<(u32, Received)>> {
+        let _ = lend;
+        Ok(self
+            .try_recv(channel)?
+            .map(|(from, m)| (from, Received::Owned(m))))
+    }
     /// Ends every process of the job (after printing `message`).
     fn abort(&self, message: &str) -> !;
     /// At exit: waits until every process has come here too, and returns

@@ -9,6 +9,7 @@
 //! OpenMPI is CUDA-aware, and a CUDA-aware MPI would copy synchronously
 //! against the running persistent kernel unless configured otherwise.
 
+use super::lent::{Lent, Outgoing, Received};
 use super::Transport;
 use crate::error::{Error, Result};
 use mpi_sys as ffi;
@@ -21,7 +22,7 @@ pub(crate) struct MpiTransport {
     rank: u32,
     size: u32,
     /// Sends in flight, with the buffers they read from.
-    pending: Mutex<Vec<(ffi::MPI_Request, Vec<u8>)>>,
+    pending: Mutex<Vec<(ffi::MPI_Request, Outgoing)>>,
 }
 
 // SAFETY: MPI handles are plain values; MPI_THREAD_MULTIPLE makes every call
@@ -130,6 +131,99 @@ impl MpiTransport {
     }
 }
 
+impl MpiTransport {
+    /// Sends `data` to `to` on `channel`, holding it until the send completes.
+    fn isend(&self, to: u32, channel: u32, data: Outgoing) -> Result<()> {
+        let bytes = data.bytes();
+        let len = c_int::try_from(bytes.len()).map_err(|_| Error::Network {
+            call: "MPI_Isend",
+            reason: format!("message of {} bytes is too large", bytes.len()),
+        })?;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut request = MaybeUninit::uninit();
+        // SAFETY: the buffer stays alive (in `pending`) until the send
+        // completes; moving `data` moves no bytes (heap or lent memory).
+        unsafe {
+            check(
+                "MPI_Isend",
+                ffi::MPI_Isend(
+                    bytes.as_ptr() as *const _,
+                    len,
+                    ffi::RSMPI_UINT8_T,
+                    to as c_int,
+                    channel as c_int,
+                    self.comm,
+                    request.as_mut_ptr(),
+                ),
+            )?;
+            pending.push((request.assume_init(), data));
+        }
+        Ok(())
+    }
+
+    /// A message on `channel`, received into what `lend` gives for its
+    /// length, else into a heap buffer.
+    fn recv(
+        &self,
+        channel: u32,
+        lend: &mut dyn FnMut(usize) -> Option<Box<dyn Lent>>,
+    ) -> Result<Option<(u32, Received)>> {
+        let mut found = 0;
+        let mut message = MaybeUninit::uninit();
+        let mut status = MaybeUninit::<ffi::MPI_Status>::uninit();
+        // SAFETY: a matched probe, then a receive of exactly that message
+        // into a buffer of its length.
+        unsafe {
+            check(
+                "MPI_Improbe",
+                ffi::MPI_Improbe(
+                    ffi::RSMPI_ANY_SOURCE,
+                    channel as c_int,
+                    self.comm,
+                    &mut found,
+                    message.as_mut_ptr(),
+                    status.as_mut_ptr(),
+                ),
+            )?;
+            if found == 0 {
+                return Ok(None);
+            }
+            let mut status = status.assume_init();
+            let mut count = 0;
+            check(
+                "MPI_Get_count",
+                ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut count),
+            )?;
+            let start = std::time::Instant::now();
+            let len = count as usize;
+            let mut data = match lend(len) {
+                Some(l) if l.bytes().len() == len => Received::Lent(l),
+                _ => Received::Owned(super::buffers::take(len)),
+            };
+            let into = match &mut data {
+                Received::Owned(v) => v.as_mut_ptr(),
+                Received::Lent(l) => l.bytes_mut().as_mut_ptr(),
+            };
+            check(
+                "MPI_Mrecv",
+                ffi::MPI_Mrecv(
+                    into as *mut _,
+                    count,
+                    ffi::RSMPI_UINT8_T,
+                    message.as_mut_ptr(),
+                    &mut status,
+                ),
+            )?;
+            if len >= 64 << 10 {
+                let us = start.elapsed().as_secs_f64() * 1e6;
+                let lent = matches!(data, Received::Lent(_));
+                tracing::trace!(target: "dcuda::route", bytes = len, lent, recv_us = us, "MPI receive");
+            }
+            Ok(Some((status.MPI_SOURCE as u32, data)))
+        }
+    }
+}
+
 impl Transport for MpiTransport {
     fn name(&self) -> &'static str {
         "MPI"
@@ -155,29 +249,11 @@ impl Transport for MpiTransport {
     }
 
     fn send(&self, to: u32, channel: u32, data: Vec<u8>) -> Result<()> {
-        let len = c_int::try_from(data.len()).map_err(|_| Error::Network {
-            call: "MPI_Isend",
-            reason: format!("message of {} bytes is too large", data.len()),
-        })?;
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let mut request = MaybeUninit::uninit();
-        // SAFETY: the buffer stays alive (in `pending`) until the send completes.
-        unsafe {
-            check(
-                "MPI_Isend",
-                ffi::MPI_Isend(
-                    data.as_ptr() as *const _,
-                    len,
-                    ffi::RSMPI_UINT8_T,
-                    to as c_int,
-                    channel as c_int,
-                    self.comm,
-                    request.as_mut_ptr(),
-                ),
-            )?;
-            pending.push((request.assume_init(), data));
-        }
-        Ok(())
+        self.isend(to, channel, Outgoing::Owned(data))
+    }
+
+    fn send_lent(&self, to: u32, channel: u32, data: Box<dyn Lent>) -> Result<()> {
+        self.isend(to, channel, Outgoing::Lent(data))
     }
 
     fn progress(&self) -> Result<usize> {
@@ -193,7 +269,7 @@ impl Transport for MpiTransport {
                 )?
             };
             if done != 0 {
-                super::buffers::give(pending.swap_remove(i).1);
+                pending.swap_remove(i).1.done();
             } else {
                 i += 1;
             }
@@ -202,44 +278,18 @@ impl Transport for MpiTransport {
     }
 
     fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>> {
-        let mut found = 0;
-        let mut message = MaybeUninit::uninit();
-        let mut status = MaybeUninit::<ffi::MPI_Status>::uninit();
-        // SAFETY: a matched probe, then a receive of exactly that message.
-        unsafe {
-            check(
-                "MPI_Improbe",
-                ffi::MPI_Improbe(
-                    ffi::RSMPI_ANY_SOURCE,
-                    channel as c_int,
-                    self.comm,
-                    &mut found,
-                    message.as_mut_ptr(),
-                    status.as_mut_ptr(),
-                ),
-            )?;
-            if found == 0 {
-                return Ok(None);
-            }
-            let mut status = status.assume_init();
-            let mut count = 0;
-            check(
-                "MPI_Get_count",
-                ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut count),
-            )?;
-            let mut data = super::buffers::take(count as usize);
-            check(
-                "MPI_Mrecv",
-                ffi::MPI_Mrecv(
-                    data.as_mut_ptr() as *mut _,
-                    count,
-                    ffi::RSMPI_UINT8_T,
-                    message.as_mut_ptr(),
-                    &mut status,
-                ),
-            )?;
-            Ok(Some((status.MPI_SOURCE as u32, data)))
-        }
+        Ok(self.recv(channel, &mut |_| None)?.map(|(from, m)| match m {
+            Received::Owned(v) => (from, v),
+            Received::Lent(l) => (from, l.bytes().to_vec()),
+        }))
+    }
+
+    fn try_recv_lent(
+        &self,
+        channel: u32,
+        lend: &mut dyn FnMut(usize) -> Option<Box<dyn Lent>>,
+    ) -> Result<Option<(u32, Received)>> {
+        self.recv(channel, lend)
     }
 
     fn exit_barrier(&self, failed: &dyn Fn() -> bool) -> bool {

@@ -16,7 +16,7 @@ use copies::stacked;
 use copies::{Copy2d, Copy3d};
 use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER, STAGE_HALF};
 use dcuda_device::Datatype;
-use scratch::since_start;
+pub(in crate::world) use scratch::since_start;
 pub(super) use scratch::Scratch;
 
 /// Rows further apart than this are copied one by one: a 2D copy's pitch
@@ -156,19 +156,17 @@ impl World {
     pub fn put_laid(&self, rank: u32, t: &Transfer, tag: Option<u32>) -> Result<()> {
         self.check_piece(rank, "put", t)?;
         let to = self.target_process(rank, t.target)?;
-        let start = std::time::Instant::now();
-        let mut data = staging(t.bytes as usize);
-        self.runtime.read_device(t.local, &mut data)?;
-        let read = start.elapsed();
         let data_bytes = t.bytes - LAID_HEADER as u64;
-        read_header(&data, data_bytes).map_err(|why| {
-            let what = format!(
-                "device rank {rank} handed a put in a layout to world rank {}: {why}",
-                t.target
-            );
-            peer_error("command", what)
-        })?;
-        let msg = Message::PutLaid {
+        let check = |data: &[u8]| {
+            read_header(data, data_bytes).map(|_| ()).map_err(|why| {
+                let what = format!(
+                    "device rank {rank} handed a put in a layout to world rank {}: {why}",
+                    t.target
+                );
+                peer_error("command", what)
+            })
+        };
+        let msg = |data| Message::PutLaid {
             source: self.first() + rank,
             target: t.target,
             window: t.window,
@@ -176,10 +174,8 @@ impl World {
             tag,
             data,
         };
-        self.send_data(to, msg.encode())?;
+        self.send_read(to, t.local, t.bytes as usize, msg, check)?;
         self.complete(rank);
-        let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-        tracing::trace!(target: "dcuda::laid", at_us = since_start(), rank, bytes = t.bytes, read_us = us(read), total_us = us(start.elapsed()), "piece sent");
         Ok(())
     }
 

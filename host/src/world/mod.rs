@@ -14,6 +14,7 @@
 mod comm_sync;
 mod inbox;
 mod laid;
+mod lending;
 mod message;
 mod receive;
 mod setup;
@@ -104,6 +105,8 @@ pub(crate) struct World {
     /// Mapped pinned memory of a staging half where the receive thread
     /// puts a typed piece before it places it (none until the first).
     laid_scratch: Mutex<Option<laid::Scratch>>,
+    /// Pinned memory lent to the transport for large pieces.
+    lending: std::sync::Arc<lending::Lending>,
 }
 
 impl World {
@@ -196,6 +199,19 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        // Sends from lent memory complete once their receivers have them,
+        // which the run's last sync saw; the transport learns it when it
+        // progresses.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while self.lending.lent() > 0 && std::time::Instant::now() < until {
+            if self.job.transport.progress().is_err() {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        if self.lending.lent() > 0 {
+            self.lending.leak();
+        }
         let scratch = self
             .laid_scratch
             .get_mut()

@@ -3,11 +3,14 @@
 //! go to the progress thread.
 
 use super::inbox::{Letter, MappedPayload, Payload};
+use super::laid::since_start;
+use super::lending::Side;
 use super::message::Message;
 use super::setup::peer_error;
-use super::transfer::{pieces, staging};
+use super::transfer::{pieces, TRACED_FROM};
 use super::World;
 use crate::error::Result;
+use crate::transport::Received;
 use dcuda_device::abi::{
     counter_index, WindowEntry, MAILBOX_WINDOW, MAILBOX_WORDS, MAX_WINDOWS, NO_WINDOW, STAGE_HALF,
     STAGE_WINDOW, TAGS,
@@ -48,14 +51,16 @@ impl World {
         let mut uncounted: Vec<u32> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
             let mut busy = false;
-            match transport.try_recv(self.data) {
+            match transport.try_recv_lent(self.data, &mut |len| self.lending.lend(len)) {
                 Ok(Some((from, msg))) => {
                     busy = true;
-                    if let Err(e) = self.deliver(from, &msg) {
+                    if let Err(e) = self.deliver(from, &msg, msg.mapped()) {
                         self.fail(self.me(), e.reason());
                     }
                     // What was delivered has been copied out.
-                    crate::transport::buffers::give(msg);
+                    if let Received::Owned(v) = msg {
+                        crate::transport::buffers::give(v);
+                    }
                     uncounted.push(from);
                 }
                 // Nothing to receive beside the placements: let them end.
@@ -209,7 +214,35 @@ impl World {
         Ok(())
     }
 
-    fn deliver(&self, from: u32, bytes: &[u8]) -> Result<()> {
+    /// Writes `data`, part of a received message, to device address `to`:
+    /// by one DMA where the message lies in lent memory the GPU maps at
+    /// `mapped`.
+    fn write_received(
+        &self,
+        to: u64,
+        data: &[u8],
+        message: &[u8],
+        mapped: Option<u64>,
+    ) -> Result<()> {
+        let start = std::time::Instant::now();
+        match mapped {
+            Some(at) => {
+                let from = at + (data.as_ptr() as u64 - message.as_ptr() as u64);
+                self.lending.copy(Side::In, to, from, data.len())?;
+            }
+            None => self.runtime.write_device(to, data)?,
+        }
+        if data.len() >= TRACED_FROM {
+            let us = start.elapsed().as_secs_f64() * 1e6;
+            let lent = mapped.is_some();
+            tracing::trace!(target: "dcuda::route", at_us = since_start(), bytes = data.len(), lent, write_us = us, "piece written");
+        }
+        Ok(())
+    }
+
+    /// Handles a message from process `from`; `mapped`: where the GPU maps
+    /// it, if it was received into lent memory.
+    fn deliver(&self, from: u32, bytes: &[u8], mapped: Option<u64>) -> Result<()> {
         let message = Message::decode(bytes)?;
         if !matches!(message, Message::PutLaid { tag: None, .. }) {
             self.drain_placements()?;
@@ -228,7 +261,7 @@ impl World {
                     let e =
                         self.checked_entry(source, target, window, offset, data.len() as u64)?;
                     if !data.is_empty() {
-                        self.runtime.write_device(e.base + offset, data)?;
+                        self.write_received(e.base + offset, data, bytes, mapped)?;
                     }
                 }
                 self.notify_local(target, tag)
@@ -246,16 +279,14 @@ impl World {
                 let e = self.checked_entry(source, target, window, offset, bytes)?;
                 let requester = self.requester(from, source)?;
                 for (done, piece, last) in pieces(bytes) {
-                    let mut data = staging(piece as usize);
-                    self.runtime
-                        .read_device(e.base + offset + done, &mut data)?;
-                    let reply = Message::GetReply {
+                    let reply = |data| Message::GetReply {
                         rank: requester,
                         local: local + done,
                         last,
                         data,
                     };
-                    self.send_data(from, reply.encode())?;
+                    let at = e.base + offset + done;
+                    self.send_read(from, at, piece as usize, reply, |_| Ok(()))?;
                 }
                 self.notify_local(target, tag)
             }
@@ -311,7 +342,7 @@ impl World {
                 }
                 self.accept_reply(from, rank, local, data.len() as u64, last)?;
                 if !data.is_empty() {
-                    self.runtime.write_device(local, data)?;
+                    self.write_received(local, data, bytes, mapped)?;
                 }
                 if last {
                     self.complete(rank);

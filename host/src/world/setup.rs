@@ -133,6 +133,7 @@ impl World {
             comm_exchange: 0,
             inbox: Mutex::new(Inbox::new(memory.inbox, ranks)),
             laid_scratch: Mutex::new(None),
+            lending: super::lending::Lending::new(runtime.device.clone()),
             job,
         };
         let world = world.choose_routes(&setups)?;

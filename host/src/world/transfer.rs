@@ -2,16 +2,29 @@
 //! pieces, gets asked of the target's host, and their completion.
 
 use super::inbox::Payload;
+use super::lending::Side;
 use super::message::Message;
 use super::setup::peer_error;
 use super::World;
 use crate::error::Result;
+use crate::transport::Lent;
 use dcuda_device::abi::{Route, Transfer, MAILBOX_WINDOW, NO_WINDOW, PEER_EAGER};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Accesses larger than this are sent in pieces of this size, so that the
 /// staging copy of one piece overlaps the network transfer of the last.
 pub(crate) const CHUNK: usize = 1 << 20;
+
+/// Pieces of at least this many bytes are traced (`dcuda::route=trace`).
+pub(super) const TRACED_FROM: usize = 64 << 10;
+
+/// Traces how long reading a large piece out of the GPU took.
+fn trace_read(start: std::time::Instant, bytes: usize, lent: bool) {
+    if bytes >= TRACED_FROM {
+        let us = start.elapsed().as_secs_f64() * 1e6;
+        tracing::trace!(target: "dcuda::route", at_us = super::laid::since_start(), bytes, lent, read_us = us, "piece read");
+    }
+}
 
 /// `(start, length, last)` of the pieces a transfer of `bytes` is sent in
 /// (one empty piece for none).
@@ -43,6 +56,37 @@ impl World {
         self.job.transport.send(to, self.data, msg)
     }
 
+    /// Reads `bytes` at device address `local` and sends them to process
+    /// `to` as the payload of `msg`, once `check` accepts them: from lent
+    /// memory, which the GPU copies into directly, where the piece is large
+    /// and a region is free, else from a heap buffer.
+    pub(super) fn send_read(
+        &self,
+        to: u32,
+        local: u64,
+        bytes: usize,
+        msg: impl FnOnce(Vec<u8>) -> Message<Vec<u8>>,
+        check: impl FnOnce(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let start = std::time::Instant::now();
+        if let Some(mut buf) = self.lending.take(bytes, FIELDS_ROOM)? {
+            self.lending.copy(Side::Out, buf.addr(), local, bytes)?;
+            trace_read(start, bytes, true);
+            check(buf.bytes())?;
+            // An empty payload's encoding is what follows the payload.
+            buf.append(&msg(Vec::new()).encode())?;
+            self.sent[to as usize].fetch_add(1, Ordering::Relaxed);
+            return self.job.transport.send_lent(to, self.data, Box::new(buf));
+        }
+        let mut data = staging(bytes);
+        if bytes > 0 {
+            self.runtime.read_device(local, &mut data)?;
+        }
+        trace_read(start, bytes, false);
+        check(&data)?;
+        self.send_data(to, msg(data).encode())
+    }
+
     /// The process of a target world rank named by a local rank's command.
     pub(super) fn target_process(&self, rank: u32, target: u32) -> Result<u32> {
         self.process_of(target).ok_or_else(|| {
@@ -72,13 +116,7 @@ impl World {
         let to = self.target_process(rank, t.target)?;
         let source = self.first() + rank;
         for (done, piece, last) in pieces(t.bytes) {
-            let mut data = staging(piece as usize);
-            if inline {
-                data.copy_from_slice(&t.local.to_le_bytes()[..piece as usize]);
-            } else if piece > 0 {
-                self.runtime.read_device(t.local + done, &mut data)?;
-            }
-            let msg = Message::Put {
+            let msg = |data| Message::Put {
                 source,
                 target: t.target,
                 window: t.window,
@@ -86,7 +124,13 @@ impl World {
                 tag: if last { tag } else { None },
                 data,
             };
-            self.send_data(to, msg.encode())?;
+            if inline {
+                let mut data = staging(piece as usize);
+                data.copy_from_slice(&t.local.to_le_bytes()[..piece as usize]);
+                self.send_data(to, msg(data).encode())?;
+            } else {
+                self.send_read(to, t.local + done, piece as usize, msg, |_| Ok(()))?;
+            }
         }
         // The leaders' mailbox words are the library's own traffic, which
         // no flush of the rank waits for.
