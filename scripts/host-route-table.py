@@ -24,8 +24,13 @@ for f in sorted(glob.glob(f"{src}/host-packed-*.csv")):
             per[(SHAPES[r[1]], "latency", "MPI+CUDA " + r[0])].append(float(r[4]))
     for k, v in per.items():
         runs[k].append(statistics.median(v))
-for kind, tag in (("nodes", "dcuda"), ("before-nodes", "dcuda before")):
-    for f in sorted(glob.glob(f"{src}/{kind}-*/typed.csv")):
+kinds = [("nodes", "dcuda"), ("before-nodes", "dcuda before")]
+for d in sorted(glob.glob(f"{src}/*-nodes-*/")):
+    name = d.rstrip("/").rsplit("/", 1)[1].rsplit("-nodes-", 1)[0]
+    if name != "before" and (name + "-nodes", f"dcuda {name}") not in kinds:
+        kinds.append((name + "-nodes", f"dcuda {name}"))
+for kind, tag in kinds:
+    for f in sorted(glob.glob(f"{src}/{kind}-[0-9]*/typed.csv")):
         for r in csv.DictReader(open(f)):
             runs[(r["shape"], r["measure"], f"{tag}: {r['way']}")].append(float(r["median_us"]))
 

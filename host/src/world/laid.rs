@@ -246,18 +246,23 @@ impl World {
     }
 
     /// At the target: places a piece's elements (`bytes`: header, then
-    /// data) in the window: the data copied into a half of the scratch by
-    /// the host, then copies from there a stack of rectangles, queued on
-    /// the scratch's stream; waited for when the piece is `notified` (the
-    /// notification follows its data), else before the half is used again
-    /// or another message is handled.
+    /// data) in the window by copies of stacks of rectangles, queued on the
+    /// scratch's stream; waited for when the piece is `notified` (the
+    /// notification follows its data), else before another message is
+    /// handled or the memory they read is used again. They read the piece
+    /// where it lies if it was received into lent memory the GPU maps
+    /// (`mapped`: the address of `bytes`), else from a half of the scratch
+    /// that the host copies the data into. Returns whether copies from the
+    /// lent memory were left running: the caller then hands it to
+    /// [`hold_until_placed`](Self::hold_until_placed).
     pub(super) fn place(
         &self,
         from: u32,
         place: Place,
         bytes: &[u8],
         notified: bool,
-    ) -> Result<()> {
+        mapped: Option<u64>,
+    ) -> Result<bool> {
         let data = bytes.len().saturating_sub(LAID_HEADER) as u64;
         let (laid, rects, base) = self.laid_at(from, place, bytes, data)?;
         let payload = &bytes[LAID_HEADER..];
@@ -266,9 +271,14 @@ impl World {
         let start = std::time::Instant::now();
         // The header's check bounds the data by a half of the scratch.
         self.with_scratch(|scratch| {
-            let h = scratch.take_half()?;
-            scratch.bytes(h)[..payload.len()].copy_from_slice(payload);
-            let addr = scratch.addr(h);
+            let (addr, half) = match mapped {
+                Some(at) if scratch.may_hold() => (at + LAID_HEADER as u64, None),
+                _ => {
+                    let h = scratch.take_half()?;
+                    scratch.bytes(h)[..payload.len()].copy_from_slice(payload);
+                    (scratch.addr(h), Some(h))
+                }
+            };
             let written = start.elapsed();
             let n = copies.len();
             let mut queued = false;
@@ -284,14 +294,24 @@ impl World {
                 queued = false;
                 device.copy_3d(window, packed, extent)?;
             }
-            if queued {
-                scratch.mark_queued(h);
-            }
             if notified {
                 scratch.drain()?;
+                queued = false;
+            }
+            if queued {
+                scratch.mark_queued(half);
             }
             let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-            tracing::trace!(target: "dcuda::laid", at_us = since_start(), bytes = data, copies = n, write_us = us(written), total_us = us(start.elapsed()), "piece placed");
+            tracing::trace!(target: "dcuda::laid", at_us = since_start(), bytes = data, copies = n, lent = half.is_none(), write_us = us(written), total_us = us(start.elapsed()), "piece placed");
+            Ok(queued && half.is_none())
+        })
+    }
+
+    /// Keeps a received message whose memory queued placements still read
+    /// until they have finished.
+    pub(super) fn hold_until_placed(&self, message: crate::transport::Received) -> Result<()> {
+        self.with_scratch(|scratch| {
+            scratch.hold(message);
             Ok(())
         })
     }

@@ -4,7 +4,7 @@
 //! copies it to the GPU from there. Through heap buffers each side paid a
 //! staging copy besides the DMA: a contiguous MiB took 100–145 µs to read
 //! and 135–160 µs to write on an H200, where a DMA takes 27
-//! (`bench/results/2026-11-30-lent-pieces-h200x2/`).
+//! (`bench/results/2026-11-29-lent-pieces-h200x2/`).
 
 use crate::backend::{Device, StreamQueue};
 use crate::error::{Error, Result};

@@ -199,6 +199,13 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        let scratch = self
+            .laid_scratch
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = scratch.take() {
+            s.free(&*self.runtime.device);
+        }
         // Sends from lent memory complete once their receivers have them,
         // which the run's last sync saw; the transport learns it when it
         // progresses.
@@ -211,13 +218,6 @@ impl Drop for World {
         }
         if self.lending.lent() > 0 {
             self.lending.leak();
-        }
-        let scratch = self
-            .laid_scratch
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = scratch.take() {
-            s.free(&*self.runtime.device);
         }
         if let Some(peers) = self.runtime.device.peers() {
             for (_, (a, _)) in self

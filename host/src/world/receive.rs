@@ -54,12 +54,24 @@ impl World {
             match transport.try_recv_lent(self.data, &mut |len| self.lending.lend(len)) {
                 Ok(Some((from, msg))) => {
                     busy = true;
-                    if let Err(e) = self.deliver(from, &msg, msg.mapped()) {
-                        self.fail(self.me(), e.reason());
-                    }
-                    // What was delivered has been copied out.
-                    if let Received::Owned(v) = msg {
-                        crate::transport::buffers::give(v);
+                    match self.deliver(from, &msg, msg.mapped()) {
+                        Ok(true) => {
+                            if let Err(e) = self.hold_until_placed(msg) {
+                                self.fail(self.me(), e.reason());
+                            }
+                        }
+                        // What was delivered has been copied out.
+                        done => {
+                            if let Err(e) = done {
+                                self.fail(self.me(), e.reason());
+                                // Copies queued before the failure may
+                                // still read the message.
+                                let _ = self.drain_placements();
+                            }
+                            if let Received::Owned(v) = msg {
+                                crate::transport::buffers::give(v);
+                            }
+                        }
                     }
                     uncounted.push(from);
                 }
@@ -242,12 +254,15 @@ impl World {
 
     /// Handles a message from process `from`; `mapped`: where the GPU maps
     /// it, if it was received into lent memory.
-    fn deliver(&self, from: u32, bytes: &[u8], mapped: Option<u64>) -> Result<()> {
+    /// Returns whether copies queued from the message's memory still read
+    /// it (then it must be held until they finish).
+    fn deliver(&self, from: u32, bytes: &[u8], mapped: Option<u64>) -> Result<bool> {
         let message = Message::decode(bytes)?;
         if !matches!(message, Message::PutLaid { tag: None, .. }) {
             self.drain_placements()?;
         }
-        match message {
+        let mut reading = false;
+        let done = match message {
             Message::Put {
                 source,
                 target,
@@ -300,7 +315,8 @@ impl World {
             } => {
                 self.local_rank(from, target)?;
                 let place = (source, target, window, offset);
-                self.place(from, place, data, tag.is_some())?;
+                let at = mapped.map(|m| m + (data.as_ptr() as u64 - bytes.as_ptr() as u64));
+                reading = self.place(from, place, data, tag.is_some(), at)?;
                 self.notify_local(target, tag)
             }
             Message::GetLaid {
@@ -416,7 +432,8 @@ impl World {
                     kind(&other)
                 ),
             )),
-        }
+        };
+        done.map(|()| reading)
     }
 }
 

@@ -4,6 +4,7 @@
 use super::SCRATCH;
 use crate::backend::{Device, StreamQueue};
 use crate::error::Result;
+use crate::transport::Received;
 use crate::world::World;
 
 /// The target's scratch: two halves of [`SCRATCH`] bytes of pinned host
@@ -21,9 +22,16 @@ pub(in crate::world) struct Scratch {
     stream: Box<dyn StreamQueue>,
     /// The half the next piece goes to.
     next: usize,
-    /// Whether a placement from each half may still be running.
-    queued: [bool; 2],
+    /// Whether a placement from each half, and from lent memory, may still
+    /// be running.
+    queued: [bool; 3],
+    /// Received messages in lent memory that queued placements read.
+    held: Vec<Received>,
 }
+
+/// At most this many received pieces are held for their placements (lent
+/// memory is a bounded pool); past that, pieces go through the scratch.
+const HOLD: usize = 4;
 
 // SAFETY: the memory and the stream are the world's, used under its mutex.
 unsafe impl Send for Scratch {}
@@ -55,10 +63,29 @@ impl Scratch {
         self.addr + (h % 2 * SCRATCH) as u64
     }
 
-    /// Marks half `h` as the source of placements queued on
-    /// [`stream`](Self::stream).
-    pub(super) fn mark_queued(&mut self, h: usize) {
-        self.queued[h % 2] = true;
+    /// Marks half `h` (`None`: lent memory) as the source of placements
+    /// queued on [`stream`](Self::stream).
+    pub(super) fn mark_queued(&mut self, h: Option<usize>) {
+        self.queued[h.map_or(2, |h| h % 2)] = true;
+    }
+
+    /// Whether placements may read a piece where it was received (else it
+    /// goes through the scratch).
+    pub(super) fn may_hold(&self) -> bool {
+        self.held.len() < HOLD
+    }
+
+    /// Keeps `message` until the placements queued so far have finished.
+    pub(super) fn hold(&mut self, message: Received) {
+        if self.queued == [false; 3] {
+            return; // Already finished: `message` goes back now.
+        }
+        self.held.push(message);
+    }
+
+    /// Whether placements may still be running.
+    pub(in crate::world) fn running(&self) -> bool {
+        self.queued != [false; 3]
     }
 
     /// The stream placements are queued on.
@@ -68,10 +95,12 @@ impl Scratch {
 
     /// Waits until every queued placement has finished.
     pub(super) fn drain(&mut self) -> Result<()> {
-        if self.queued != [false; 2] {
-            self.queued = [false; 2];
+        if self.running() {
+            self.queued = [false; 3];
             self.stream.synchronize()?;
         }
+        // Back to the pool, once nothing reads them.
+        self.held.clear();
         Ok(())
     }
 
@@ -95,7 +124,8 @@ impl World {
                 addr,
                 stream,
                 next: 0,
-                queued: [false; 2],
+                queued: [false; 3],
+                held: Vec::new(),
             });
         }
         f(scratch.as_mut().expect("made above"))
@@ -104,7 +134,7 @@ impl World {
     /// Whether placements of typed pieces may still be running.
     pub(in crate::world) fn placements_running(&self) -> bool {
         let scratch = self.laid_scratch.lock().unwrap_or_else(|e| e.into_inner());
-        scratch.as_ref().is_some_and(|s| s.queued != [false; 2])
+        scratch.as_ref().is_some_and(|s| s.running())
     }
 
     /// Waits for the typed pieces' placements still running: before any

@@ -388,6 +388,15 @@ fn main() {
                 }),
             ),
             (
+                "indexed layouts across processes, pieces in lent memory",
+                // 100,000 single elements: two pieces, the first unnotified, which
+                // the hosts send from and receive into lent pinned memory.
+                Box::new(|| {
+                    let shape = (64, 120_000, 100_000);
+                    dcuda_tests::typed::check_indexed(rt, m, run.layout(), shape)
+                }),
+            ),
+            (
                 "send and recv across processes",
                 Box::new(|| check_messages(rt, m, run.layout(), (300, 20))),
             ),
