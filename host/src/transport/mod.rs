@@ -237,6 +237,82 @@ mod tests {
         }
     }
 
+    /// A transport of staged messages only that keeps what it is sent.
+    #[derive(Default)]
+    struct Mailbox(std::sync::Mutex<Vec<(u32, Vec<u8>)>>);
+
+    impl Transport for Mailbox {
+        fn name(&self) -> &'static str {
+            "mailbox"
+        }
+        fn process(&self) -> u32 {
+            0
+        }
+        fn processes(&self) -> u32 {
+            1
+        }
+        fn send(&self, _to: u32, channel: u32, data: Vec<u8>) -> Result<()> {
+            self.0.lock().unwrap().push((channel, data));
+            Ok(())
+        }
+        fn progress(&self) -> Result<usize> {
+            Ok(0)
+        }
+        fn try_recv(&self, channel: u32) -> Result<Option<(u32, Vec<u8>)>> {
+            let mut m = self.0.lock().unwrap();
+            Ok(m.iter()
+                .position(|(c, _)| *c == channel)
+                .map(|i| (0, m.remove(i).1)))
+        }
+        fn abort(&self, message: &str) -> ! {
+            panic!("{message}")
+        }
+    }
+
+    /// Lent bytes that count how many are out.
+    struct Counted(Vec<u8>, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Lent for Counted {
+        fn bytes(&self) -> &[u8] {
+            &self.0
+        }
+        fn bytes_mut(&mut self) -> &mut [u8] {
+            &mut self.0
+        }
+    }
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn without_lending_of_its_own_a_transport_copies_lent_bytes() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let t = Mailbox::default();
+        let out = std::sync::Arc::new(AtomicUsize::new(1));
+        t.send_lent(0, 3, Box::new(Counted(vec![1, 2, 3], out.clone())))
+            .unwrap();
+        // Copied and given back at once.
+        assert_eq!(out.load(Ordering::Relaxed), 0);
+        let mut asked = Vec::new();
+        let got = t
+            .try_recv_lent(3, &mut |len| {
+                asked.push(len);
+                None
+            })
+            .unwrap()
+            .unwrap();
+        assert!(asked.is_empty(), "the default lends nothing");
+        assert!(matches!(got.1, Received::Owned(_)));
+        assert_eq!(
+            (got.0, &got.1[..], got.1.mapped()),
+            (0, &[1u8, 2, 3][..], None)
+        );
+        assert!(t.try_recv_lent(3, &mut |_| None).unwrap().is_none());
+    }
+
     #[test]
     fn a_transport_of_ones_own_is_used() {
         // The only test of this binary that sets up the job. A job of one
