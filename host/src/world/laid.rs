@@ -330,8 +330,9 @@ impl World {
         let device = &self.runtime.device;
         let copies = stacked(laid.copies(&rects, base));
         self.with_scratch(|scratch| {
-            // The placements before it first: it may read what they write.
-            scratch.drain()?;
+            // It may read what earlier placements write: `deliver` waited
+            // for them before it handed over this get.
+            debug_assert!(!scratch.running());
             let h = scratch.take_half()?;
             for c in copies {
                 device.copy_3d(c.packed(scratch.addr(h)), c.window, c.extent())?;
