@@ -217,7 +217,12 @@ impl MpiTransport {
             if len >= 64 << 10 {
                 let us = start.elapsed().as_secs_f64() * 1e6;
                 let lent = matches!(data, Received::Lent(_));
-                tracing::trace!(target: "dcuda::route", bytes = len, lent, recv_us = us, "MPI receive");
+                // Since this thread's last large receive ended: what the
+                // receiver does between pieces.
+                thread_local!(static LAST: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) });
+                let gap = LAST.get().map_or(0.0, |t| (start - t).as_secs_f64() * 1e6);
+                LAST.set(Some(std::time::Instant::now()));
+                tracing::trace!(target: "dcuda::route", bytes = len, lent, recv_us = us, gap_us = gap, "MPI receive");
             }
             Ok(Some((status.MPI_SOURCE as u32, data)))
         }

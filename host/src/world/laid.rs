@@ -271,8 +271,14 @@ impl World {
         let start = std::time::Instant::now();
         // The header's check bounds the data by a half of the scratch.
         self.with_scratch(|scratch| {
+            if mapped.is_some() && !scratch.may_hold() {
+                // The pieces held before have mostly been placed by now
+                // (a placement is shorter than a receive): wait for them
+                // rather than copy this one into the scratch.
+                scratch.drain()?;
+            }
             let (addr, half) = match mapped {
-                Some(at) if scratch.may_hold() => (at + LAID_HEADER as u64, None),
+                Some(at) => (at + LAID_HEADER as u64, None),
                 _ => {
                     let h = scratch.take_half()?;
                     scratch.bytes(h)[..payload.len()].copy_from_slice(payload);

@@ -30,7 +30,7 @@ pub(in crate::world) struct Scratch {
 }
 
 /// At most this many received pieces are held for their placements (lent
-/// memory is a bounded pool); past that, pieces go through the scratch.
+/// memory is a bounded pool); past that, the placements are waited for.
 const HOLD: usize = 4;
 
 // SAFETY: the memory and the stream are the world's, used under its mutex.
@@ -69,8 +69,8 @@ impl Scratch {
         self.queued[h.map_or(2, |h| h % 2)] = true;
     }
 
-    /// Whether placements may read a piece where it was received (else it
-    /// goes through the scratch).
+    /// Whether another received piece may be held without waiting for
+    /// the placements.
     pub(super) fn may_hold(&self) -> bool {
         self.held.len() < HOLD
     }
