@@ -1,9 +1,9 @@
 //! One run across the processes of a job: the setup exchange that numbers
 //! the world's ranks and picks a route to every process ([`setup`]), the
 //! accesses the hosts move for their ranks ([`transfer`]), the receive
-//! thread that delivers them ([`receive`]), world syncs and window exchange
-//! ([`sync`]) and abort, all as typed [`message`]s over the job's
-//! transport.
+//! thread ([`receive`]) and what it does with each message ([`deliver`]),
+//! world syncs and window exchange ([`sync`]) and abort, all as typed
+//! [`message`]s over the job's transport.
 //!
 //! A world sync is a counted barrier: each host tells every other how many
 //! data messages it has sent it, and waits until all have arrived and it
@@ -12,6 +12,7 @@
 //! transport keeps between channels.
 
 mod comm_sync;
+mod deliver;
 mod inbox;
 mod laid;
 mod lending;
