@@ -13,9 +13,6 @@ use dcuda_device::abi::{
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-/// Data messages the receive thread takes in a row before its other calls.
-const DATA_BURST: usize = 8;
-
 impl World {
     /// Starts the receive thread.
     pub fn start_receiver(self: &Arc<Self>) -> std::thread::JoinHandle<()> {
@@ -49,18 +46,11 @@ impl World {
         let mut uncounted: Vec<u32> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
             let mut busy = false;
-            // Data messages in a row, up to a few, before the loop's other
-            // calls (each an MPI call or a lock), which cost a stream of
-            // pieces a quarter of its time when made between every two.
-            for _ in 0..DATA_BURST {
-                match self.take_data(&mut uncounted) {
-                    Ok(true) => busy = true,
-                    Ok(false) => break,
-                    Err(e) => {
-                        self.fail(self.me(), e.reason());
-                        break;
-                    }
-                }
+            // Eight data messages in a row before the loop's other calls
+            // were no faster (2026-11-29): one a turn.
+            match self.take_data(&mut uncounted) {
+                Ok(took) => busy = took,
+                Err(e) => self.fail(self.me(), e.reason()),
             }
             if !uncounted.is_empty() && !self.placements_running() {
                 for from in uncounted.drain(..) {
