@@ -105,7 +105,13 @@ impl World {
             return Ok(false);
         };
         uncounted.push(from);
-        match self.deliver(from, &msg, msg.mapped()) {
+        let start = std::time::Instant::now();
+        let delivered = self.deliver(from, &msg, msg.mapped());
+        if msg.len() >= super::transfer::TRACED_FROM {
+            let us = start.elapsed().as_secs_f64() * 1e6;
+            tracing::trace!(target: "dcuda::route", bytes = msg.len(), deliver_us = us, "delivered");
+        }
+        match delivered {
             Ok(true) => self.hold_until_placed(msg)?,
             Ok(false) => {
                 // What was delivered has been copied out.

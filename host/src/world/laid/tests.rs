@@ -176,3 +176,53 @@ fn stacking_moves_every_byte_where_the_2d_copies_do() {
         }
     }
 }
+
+/// The rectangles as they were found before cursors: an offset by
+/// divisions for every run.
+fn rects_by_offsets(laid: &Laid) -> Vec<Rect> {
+    let mut out = Vec::new();
+    let (block, end) = (laid.dt.block_len() as u64, laid.first + laid.count);
+    let mut e = laid.first;
+    while e < end {
+        let width = if laid.dt.is_contiguous() {
+            end - e
+        } else {
+            (block - e % block).min(end - e)
+        };
+        laid.join(&mut out, laid.dt.offset(e), width);
+        e += width;
+    }
+    out
+}
+
+#[test]
+fn runs_found_by_a_cursor_make_the_rectangles_offsets_make() {
+    let layouts = [
+        Datatype::contiguous(50),
+        Datatype::vector(7, 3, 5),
+        Datatype::vector(4096, 1, 4096),
+        Datatype::subarray_2d([9, 11], [4, 5], [2, 3]).unwrap(),
+        Datatype::subarray_3d([32, 32, 32], [8, 8, 8], [4, 4, 4]).unwrap(),
+        Datatype::subarray_3d([512, 512, 512], [64, 64, 64], [0, 0, 0]).unwrap(),
+        Datatype::vector_of(3, 200, Datatype::vector(4, 2, 9)).unwrap(),
+        // Planes one after another: a plane's rectangle continues the last.
+        Datatype::vector_of(3, 16, Datatype::vector(4, 2, 4)).unwrap(),
+    ];
+    for dt in layouts {
+        let n = dt.size();
+        let firsts = [0, 1, n / 3, n / 2 + 1, n.saturating_sub(2)];
+        for first in firsts.into_iter().filter(|&f| f < n) {
+            for count in [0, 1, 2, 63, 64, 65, 4095, 61_440, n - first] {
+                // At most a staging half of 4-byte elements.
+                let count = count.min(n - first).min(MOST / 4);
+                let h = header(&dt, first, 4, count as u32);
+                let laid = read_header(&h, 4 * count).unwrap();
+                assert_eq!(
+                    laid.rects(),
+                    rects_by_offsets(&laid),
+                    "{dt:?} {first} {count}"
+                );
+            }
+        }
+    }
+}
