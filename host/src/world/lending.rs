@@ -51,6 +51,8 @@ pub(super) struct Lending {
     /// Set where the world ended with regions still lent: then none is
     /// freed, since the last may come back during a later run.
     leak: AtomicBool,
+    /// Set once pinned memory could not be had.
+    cannot_make: AtomicBool,
 }
 
 impl Lending {
@@ -61,14 +63,16 @@ impl Lending {
             made: AtomicUsize::new(0),
             streams: Default::default(),
             leak: AtomicBool::new(false),
+            cannot_make: AtomicBool::new(false),
         })
     }
 
     /// Memory for a message of `len` bytes with `room` more to append,
-    /// or `None` where `len` is short or every region is lent.
-    pub(super) fn take(self: &Arc<Self>, len: usize, room: usize) -> Result<Option<PinnedBuf>> {
+    /// or `None` where `len` is short, every region is lent or no pinned
+    /// memory can be had (said once, as a warning).
+    pub(super) fn take(self: &Arc<Self>, len: usize, room: usize) -> Option<PinnedBuf> {
         if len < LEND_FROM {
-            return Ok(None);
+            return None;
         }
         let need = len + room;
         let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
@@ -79,34 +83,39 @@ impl Lending {
             Some(i) => spare.swap_remove(i),
             None => {
                 drop(spare);
+                if self.cannot_make.load(Ordering::Relaxed) {
+                    return None;
+                }
                 if self.made.fetch_add(1, Ordering::Relaxed) >= MOST {
                     self.made.fetch_sub(1, Ordering::Relaxed);
-                    return Ok(None);
+                    return None;
                 }
                 let bytes = need.div_ceil(ROUND) * ROUND;
                 match self.device.alloc_mapped(bytes) {
                     Ok((host, addr)) => Region { host, addr, bytes },
                     Err(e) => {
+                        // The heap path still works, only slower: say so
+                        // once, and make no more.
                         self.made.fetch_sub(1, Ordering::Relaxed);
-                        return Err(e);
+                        if !self.cannot_make.swap(true, Ordering::Relaxed) {
+                            tracing::warn!(target: "dcuda", "the host route stages large pieces through heap buffers from now on: {e}");
+                        }
+                        return None;
                     }
                 }
             }
         };
-        Ok(Some(PinnedBuf {
+        Some(PinnedBuf {
             region: Some(region),
             len,
             home: self.clone(),
-        }))
+        })
     }
 
     /// [`take`](Self::take) for a message of exactly `len` bytes, as the
     /// transport asks when it receives.
     pub(super) fn lend(self: &Arc<Self>, len: usize) -> Option<Box<dyn Lent>> {
-        match self.take(len, 0) {
-            Ok(Some(b)) => Some(Box::new(b)),
-            _ => None,
-        }
+        self.take(len, 0).map(|b| Box::new(b) as Box<dyn Lent>)
     }
 
     /// Copies `bytes` between device addresses (device memory or mapped

@@ -69,7 +69,7 @@ impl World {
         check: impl FnOnce(&[u8]) -> Result<()>,
     ) -> Result<()> {
         let start = std::time::Instant::now();
-        if let Some(mut buf) = self.lending.take(bytes, FIELDS_ROOM)? {
+        if let Some(mut buf) = self.lending.take(bytes, FIELDS_ROOM) {
             self.lending.copy(Side::Out, buf.addr(), local, bytes)?;
             trace_read(start, bytes, true);
             check(buf.bytes())?;
