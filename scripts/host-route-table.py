@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host route's comparison from a results directory of
-scripts/gpu-host-route.sh: every way's median of its runs' medians (µs),
-for each shape and measure, as summary.csv, a Markdown table on standard
+scripts/gpu-host-route.sh: every way's median of its runs' medians and of their 99th percentiles
+(µs), for each shape and measure, as summary.csv, a Markdown table on standard
 output and bars in summary.svg (no matplotlib on these machines).
 Ways: dcuda's bench_typed as two nodes (`nodes-*`), the same of an
 earlier commit (`before-nodes-*`), and the MPI+CUDA host packing of
@@ -17,6 +17,14 @@ import sys
 src = sys.argv[1]
 SHAPES = {"0": "column of 4096x4096 f32", "1": "64^3 block of 512^3 f32"}
 runs = collections.defaultdict(list)  # (shape, measure, way) -> run medians
+p99s = collections.defaultdict(list)  # the same -> run 99th percentiles
+
+
+def p99(v):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(0.99 * len(v)))]
+
+
 for f in sorted(glob.glob(f"{src}/host-packed-*.csv")):
     per = collections.defaultdict(list)
     for r in csv.reader(open(f)):
@@ -24,6 +32,7 @@ for f in sorted(glob.glob(f"{src}/host-packed-*.csv")):
             per[(SHAPES[r[1]], "latency", "MPI+CUDA " + r[0])].append(float(r[4]))
     for k, v in per.items():
         runs[k].append(statistics.median(v))
+        p99s[k].append(p99(v))
 kinds = [("nodes", "dcuda"), ("before-nodes", "dcuda before")]
 for d in sorted(glob.glob(f"{src}/*-nodes-*/")):
     name = d.rstrip("/").rsplit("/", 1)[1].rsplit("-nodes-", 1)[0]
@@ -32,17 +41,20 @@ for d in sorted(glob.glob(f"{src}/*-nodes-*/")):
 for kind, tag in kinds:
     for f in sorted(glob.glob(f"{src}/{kind}-[0-9]*/typed.csv")):
         for r in csv.DictReader(open(f)):
-            runs[(r["shape"], r["measure"], f"{tag}: {r['way']}")].append(float(r["median_us"]))
+            k = (r["shape"], r["measure"], f"{tag}: {r['way']}")
+            runs[k].append(float(r["median_us"]))
+            p99s[k].append(float(r["p99_us"]))
 
 with open(f"{src}/summary.csv", "w", newline="") as out:
     w = csv.writer(out)
-    w.writerow(["shape", "measure", "way", "median_us", "runs", "run_medians_us"])
-    for (shape, measure, way), v in sorted(runs.items()):
-        w.writerow([shape, measure, way, f"{statistics.median(v):.1f}", len(v), " ".join(f"{x:.1f}" for x in v)])
+    w.writerow(["shape", "measure", "way", "median_us", "p99_us", "runs", "run_medians_us"])
+    for k, v in sorted(runs.items()):
+        p = statistics.median(p99s[k])
+        w.writerow([*k, f"{statistics.median(v):.1f}", f"{p:.1f}", len(v), " ".join(f"{x:.1f}" for x in v)])
 
-print("| shape | measure | way | median µs (runs) |\n| --- | --- | --- | --- |")
-for (shape, measure, way), v in sorted(runs.items()):
-    print(f"| {shape} | {measure} | {way} | {statistics.median(v):.1f} ({len(v)}) |")
+print("| shape | measure | way | median µs (runs) | p99 µs |\n| --- | --- | --- | --- | --- |")
+for k, v in sorted(runs.items()):
+    print(f"| {' | '.join(k)} | {statistics.median(v):.1f} ({len(v)}) | {statistics.median(p99s[k]):.1f} |")
 
 bar, gap, left, width = 16, 3, 420, 380
 rows = sorted(runs.items())

@@ -17,6 +17,9 @@ use std::ffi::c_int;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 
+/// Receives of at least this many bytes are traced (`dcuda::route=trace`).
+const TRACED_FROM: usize = 64 << 10;
+
 pub(crate) struct MpiTransport {
     comm: ffi::MPI_Comm,
     rank: u32,
@@ -194,15 +197,25 @@ impl MpiTransport {
                 "MPI_Get_count",
                 ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut count),
             )?;
-            let start = std::time::Instant::now();
             let len = count as usize;
-            let mut data = match lend(len) {
-                Some(l) if l.bytes().len() == len => Received::Lent(l),
-                _ => Received::Owned(super::buffers::take(len)),
-            };
-            let into = match &mut data {
-                Received::Owned(v) => v.as_mut_ptr(),
-                Received::Lent(l) => l.bytes_mut().as_mut_ptr(),
+            let traced = len >= TRACED_FROM;
+            let start = traced.then(std::time::Instant::now);
+            // MPI writes `len` bytes at `into`: lent memory only where the
+            // slice it gives to be written (its pointer and length from one
+            // call) is exactly that long. Moving a box or a vector moves no
+            // bytes.
+            let mut lent = lend(len);
+            let slot = lent.as_mut().map(|l| {
+                let b = l.bytes_mut();
+                (b.len(), b.as_mut_ptr())
+            });
+            let (data, into) = match (lent, slot) {
+                (Some(l), Some((n, at))) if n == len => (Received::Lent(l), at),
+                _ => {
+                    let mut v = super::buffers::take(len);
+                    let at = v.as_mut_ptr();
+                    (Received::Owned(v), at)
+                }
             };
             check(
                 "MPI_Mrecv",
@@ -214,7 +227,7 @@ impl MpiTransport {
                     &mut status,
                 ),
             )?;
-            if len >= 64 << 10 {
+            if let Some(start) = start {
                 let us = start.elapsed().as_secs_f64() * 1e6;
                 let lent = matches!(data, Received::Lent(_));
                 // Since this thread's last large receive ended: what the

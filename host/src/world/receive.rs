@@ -105,9 +105,9 @@ impl World {
             return Ok(false);
         };
         uncounted.push(from);
-        let start = std::time::Instant::now();
+        let start = (msg.len() >= super::transfer::TRACED_FROM).then(std::time::Instant::now);
         let delivered = self.deliver(from, &msg, msg.mapped());
-        if msg.len() >= super::transfer::TRACED_FROM {
+        if let Some(start) = start {
             let us = start.elapsed().as_secs_f64() * 1e6;
             tracing::trace!(target: "dcuda::route", bytes = msg.len(), deliver_us = us, "delivered");
         }

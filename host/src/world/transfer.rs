@@ -18,9 +18,10 @@ pub(crate) const CHUNK: usize = 1 << 20;
 /// Pieces of at least this many bytes are traced (`dcuda::route=trace`).
 pub(super) const TRACED_FROM: usize = 64 << 10;
 
-/// Traces how long reading a large piece out of the GPU took.
-fn trace_read(start: std::time::Instant, bytes: usize, lent: bool) {
-    if bytes >= TRACED_FROM {
+/// Traces how long reading a large piece out of the GPU took (`start`:
+/// taken for large pieces only).
+fn trace_read(start: Option<std::time::Instant>, bytes: usize, lent: bool) {
+    if let Some(start) = start {
         let us = start.elapsed().as_secs_f64() * 1e6;
         tracing::trace!(target: "dcuda::route", at_us = super::laid::since_start(), bytes, lent, read_us = us, "piece read");
     }
@@ -68,7 +69,7 @@ impl World {
         msg: impl FnOnce(Vec<u8>) -> Message<Vec<u8>>,
         check: impl FnOnce(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        let start = std::time::Instant::now();
+        let start = (bytes >= TRACED_FROM).then(std::time::Instant::now);
         if let Some(mut buf) = self.lending.take(bytes, FIELDS_ROOM) {
             self.lending.copy(Side::Out, buf.addr(), local, bytes)?;
             trace_read(start, bytes, true);
