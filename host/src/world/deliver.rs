@@ -12,6 +12,14 @@ use super::World;
 use crate::error::Result;
 use dcuda_device::abi::NO_WINDOW;
 
+/// Where the GPU maps `part` of a received `message` that it maps at
+/// `mapped` (the decoded message's fields borrow from it).
+fn mapped_part(mapped: Option<u64>, message: &[u8], part: &[u8]) -> Option<u64> {
+    let offset = (part.as_ptr() as usize).checked_sub(message.as_ptr() as usize)?;
+    debug_assert!(offset + part.len() <= message.len());
+    mapped.map(|at| at + offset as u64)
+}
+
 impl World {
     /// Writes `data`, part of a received message, to device address `to`:
     /// by one DMA where the message lies in lent memory the GPU maps at
@@ -24,11 +32,8 @@ impl World {
         mapped: Option<u64>,
     ) -> Result<()> {
         let start = std::time::Instant::now();
-        match mapped {
-            Some(at) => {
-                let from = at + (data.as_ptr() as u64 - message.as_ptr() as u64);
-                self.lending.copy(Side::In, to, from, data.len())?;
-            }
+        match mapped_part(mapped, message, data) {
+            Some(from) => self.lending.copy(Side::In, to, from, data.len())?,
             None => self.runtime.write_device(to, data)?,
         }
         if data.len() >= TRACED_FROM {
@@ -102,7 +107,7 @@ impl World {
             } => {
                 self.local_rank(from, target)?;
                 let place = (source, target, window, offset);
-                let at = mapped.map(|m| m + (data.as_ptr() as u64 - bytes.as_ptr() as u64));
+                let at = mapped_part(mapped, bytes, data);
                 reading = self.place(from, place, data, tag.is_some(), at)?;
                 self.notify_local(target, tag)
             }
