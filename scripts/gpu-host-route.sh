@@ -8,7 +8,8 @@
 # through the hosts), with the hosts' per-piece timings
 # (DCUDA_LOG=dcuda::laid=trace) unless NO_TRACE is set, and
 # bench_typed_before where the bundle has it, and bench_typed with each of
-# VARIANTS (name:VAR=value, the variable set); REPS times each, alternated,
+# VARIANTS (name:VAR=value, the variable set), and each build
+# bench/bench_typed_x-NAME in the bundle (another constant); REPS times each, alternated,
 # under each of MECHS (OpenMPI's shared-memory single-copy mechanisms,
 # `btl_vader_single_copy_mechanism`; default "none cma", each run's
 # results in a directory of that name). Results in $OUT/host-route.tar.xz.
@@ -41,6 +42,9 @@ for r in $(seq 1 "$REPS"); do
     RUN_LIMIT=300 run "bench_typed $mech, two nodes $r" bash -c "DCUDA_LOG=$trace DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 bench/bench_typed --out $d/nodes-$r 2> $d/nodes-$r.trace"
     for v in ${VARIANTS:-}; do # name:VAR=value, bench_typed with VAR set
       RUN_LIMIT=300 run "bench_typed ${v%%:*} $mech, two nodes $r" bash -c "env ${v#*:} DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -x ${v#*:} ${mca[*]} -np 2 bench/bench_typed --out $d/${v%%:*}-nodes-$r"
+    done
+    for b in bench/bench_typed_x-*; do # builds of other constants, named after the x-
+      [ -x "$b" ] && RUN_LIMIT=300 run "${b#bench/bench_typed_} $mech, two nodes $r" bash -c "DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 $b --out $d/${b#bench/bench_typed_}-nodes-$r"
     done
     [ -x bench/bench_typed_before ] && RUN_LIMIT=300 run "bench_typed_before $mech, two nodes $r" bash -c "DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none ${mca[*]} -np 2 bench/bench_typed_before --out $d/before-nodes-$r"
   done

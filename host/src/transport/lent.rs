@@ -41,6 +41,30 @@ impl Received {
     }
 }
 
+impl Received {
+    /// Where a received message of `len` bytes is written: into `lent`
+    /// only where the slice it gives to be written (its pointer and length
+    /// from one call) is exactly `len` long, else into a heap buffer of the
+    /// pool. Moving a box or a vector moves no bytes, so the pointer stays
+    /// good for as long as the returned value lives.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(crate) fn landing(lent: Option<Box<dyn Lent>>, len: usize) -> (Received, *mut u8) {
+        let mut lent = lent;
+        let slot = lent.as_mut().map(|l| {
+            let b = l.bytes_mut();
+            (b.len(), b.as_mut_ptr())
+        });
+        match (lent, slot) {
+            (Some(l), Some((n, at))) if n == len => (Received::Lent(l), at),
+            _ => {
+                let mut v = super::buffers::take(len);
+                let at = v.as_mut_ptr();
+                (Received::Owned(v), at)
+            }
+        }
+    }
+}
+
 impl Deref for Received {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -73,5 +97,60 @@ impl Outgoing {
         if let Outgoing::Owned(v) = self {
             super::buffers::give(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Lent, Received};
+
+    /// Lends `give` bytes to be written whatever it holds: a lender whose
+    /// two views disagree, as a faulty one's might.
+    struct Odd {
+        held: Vec<u8>,
+        give: usize,
+    }
+
+    impl Lent for Odd {
+        fn bytes(&self) -> &[u8] {
+            &self.held
+        }
+        fn bytes_mut(&mut self) -> &mut [u8] {
+            &mut self.held[..self.give]
+        }
+    }
+
+    fn odd(held: usize, give: usize) -> Option<Box<dyn Lent>> {
+        Some(Box::new(Odd {
+            held: vec![0; held],
+            give,
+        }))
+    }
+
+    fn lands_in_lent(lent: Option<Box<dyn Lent>>, len: usize) -> bool {
+        let (r, at) = Received::landing(lent, len);
+        match &r {
+            Received::Lent(_) => true,
+            Received::Owned(v) => {
+                assert_eq!(v.len(), len, "a heap buffer of the message's length");
+                assert_eq!(at, v.as_ptr() as *mut u8, "written where it is held");
+                false
+            }
+        }
+    }
+
+    #[test]
+    fn lent_memory_takes_only_a_message_of_its_length() {
+        assert!(lands_in_lent(odd(64, 64), 64));
+        assert!(!lands_in_lent(odd(64, 64), 65), "too short");
+        assert!(!lands_in_lent(odd(64, 64), 63), "too long");
+        assert!(!lands_in_lent(None, 64), "nothing lent");
+    }
+
+    #[test]
+    fn the_length_is_the_writable_slices() {
+        // `bytes` would fit; the slice given to be written would not.
+        assert!(!lands_in_lent(odd(128, 32), 128));
+        assert!(lands_in_lent(odd(128, 32), 32));
     }
 }

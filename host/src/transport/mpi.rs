@@ -200,23 +200,8 @@ impl MpiTransport {
             let len = count as usize;
             let traced = len >= TRACED_FROM;
             let start = traced.then(std::time::Instant::now);
-            // MPI writes `len` bytes at `into`: lent memory only where the
-            // slice it gives to be written (its pointer and length from one
-            // call) is exactly that long. Moving a box or a vector moves no
-            // bytes.
-            let mut lent = lend(len);
-            let slot = lent.as_mut().map(|l| {
-                let b = l.bytes_mut();
-                (b.len(), b.as_mut_ptr())
-            });
-            let (data, into) = match (lent, slot) {
-                (Some(l), Some((n, at))) if n == len => (Received::Lent(l), at),
-                _ => {
-                    let mut v = super::buffers::take(len);
-                    let at = v.as_mut_ptr();
-                    (Received::Owned(v), at)
-                }
-            };
+            // MPI writes `len` bytes at `into`.
+            let (data, into) = Received::landing(lend(len), len);
             check(
                 "MPI_Mrecv",
                 ffi::MPI_Mrecv(
