@@ -74,11 +74,14 @@ pub const VECTOR_TAGS: u32 = COLLECTIVE_TAGS + (MAX_COMMS * 2 * MAILBOX_STEPS) a
 const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
 /// Bytes of each half of a rank's staging area: where another process's
 /// representative writes the pieces of a vector exchange, and where a
-/// typed transfer through the host packs its pieces. A quarter MiB: a
-/// typed piece costs each host about 20 µs besides its bytes, so pieces
-/// of 64 KiB held a MiB's typed put to a third of the link's speed
-/// (`bench/results/2026-11-28-host-route-h200x2`).
-pub const STAGE_HALF: usize = 256 * 1024;
+/// typed transfer through the host packs its pieces. A MiB of elements
+/// and a piece's header (rounded to 256 bytes, which keeps the halves
+/// aligned): between two processes MPI moves one message of a MiB faster
+/// than several smaller ones, more than their overlap gains, so a typed
+/// MiB went 17% faster as one piece than as five of 240 KiB, 9% faster
+/// than as two (`bench/results/2026-11-29-stage-half-h200x2`). The cost is
+/// device memory: 2 MiB a rank.
+pub const STAGE_HALF: usize = 1024 * 1024 + 256;
 /// Bytes of a piece of a vector exchange (in the first part of a half):
 /// small enough that the pieces of a stream overlap.
 pub const STREAM_PIECE: usize = 64 * 1024;

@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn pieces_hold_whole_planes_else_whole_rows() {
         let block = Datatype::subarray_3d([512, 512, 512], [64, 64, 64], [0, 0, 0]).unwrap();
-        // A 256 KiB half less the header, in f32: 15 planes of 64 x 64.
+        // 256 KiB less a header, in f32: 15 planes of 64 x 64.
         assert_eq!(whole_units(&block, 65520), 15 * 4096);
         // Less than a plane: whole rows.
         assert_eq!(whole_units(&block, 4000), 62 * 64);

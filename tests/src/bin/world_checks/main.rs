@@ -14,6 +14,7 @@
 //! (`DCUDA_TRANSPORT=nvshmem`, kernels built with `DCUDA_NVSHMEM_BC`).
 
 use dcuda::{DeviceBuffer, Module, RunConfig, Runtime};
+use dcuda_device::abi::STAGE_HALF;
 use dcuda_rank_kernels::collectives::{
     rank_value, RankCollectiveArgs, ALLREDUCE_BCAST, ROUND_RESULTS,
 };
@@ -363,8 +364,8 @@ fn main() {
             ),
             (
                 "typed transfers across processes",
-                // 132²: the transposed get takes two pieces of the staging,
-                // each one access the target's host places.
+                // 132²: each transfer one piece of the staging, one access
+                // the target's host places.
                 Box::new(|| dcuda_tests::typed::check_typed(rt, m, run.layout(), (64, 132))),
             ),
             (
@@ -389,10 +390,12 @@ fn main() {
             ),
             (
                 "indexed layouts across processes, pieces in lent memory",
-                // 100,000 single elements: two pieces, the first unnotified, which
-                // the hosts send from and receive into lent pinned memory.
+                // One and a half staging halves of single elements: two
+                // pieces, the first unnotified, which the hosts send from
+                // and receive into lent pinned memory.
                 Box::new(|| {
-                    let shape = (64, 120_000, 100_000);
+                    let picks = (STAGE_HALF / 4 * 3 / 2) as u32;
+                    let shape = (64, picks + picks / 5, picks);
                     dcuda_tests::typed::check_indexed(rt, m, run.layout(), shape)
                 }),
             ),
