@@ -15,7 +15,11 @@ import statistics
 import sys
 
 src = sys.argv[1]
-SHAPES = {"0": "column of 4096x4096 f32", "1": "64^3 block of 512^3 f32"}
+SHAPES = {
+    "0": "column of 4096x4096 f32",
+    "1": "64^3 block of 512^3 f32",
+    "2": "128^3 block of 512^3 f32",
+}
 runs = collections.defaultdict(list)  # (shape, measure, way) -> run medians
 p99s = collections.defaultdict(list)  # the same -> run 99th percentiles
 

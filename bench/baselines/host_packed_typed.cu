@@ -7,7 +7,8 @@
 //   shape 0: a column of a 4096 x 4096 float matrix (a 2D copy of 4-byte
 //            rows, one row apart);
 //   shape 1: the 64^3 block at the origin of a 512^3 float array (one 3D
-//            copy of 64-float rows).
+//            copy of 64-float rows);
+//   shape 2: the 128^3 block there (8 MiB, one 3D copy of 128-float rows).
 // Ways: "host packing" (pinned host buffers, the best case) and "host
 // packing pageable" (malloc'd buffers). Beside them the parts of the
 // host route, each timed alone on process 0 (one way): a device-host
@@ -24,12 +25,13 @@
 #include <vector>
 #include "common.cuh"
 
-static const size_t MAT = 4096, CUBE = 512, SIDE = 64;
+static const size_t MAT = 4096, CUBE = 512;
 
 struct Shape {
   float *dev;     // the array
   size_t bytes;   // the shape's bytes
   int id;
+  size_t side;    // a block's side
 };
 
 // The strided copy of `s` between the device array and contiguous `host`.
@@ -44,8 +46,8 @@ static void strided(const Shape &s, void *host, bool to_host) {
   }
   cudaMemcpy3DParms p = {};
   cudaPitchedPtr dev = make_cudaPitchedPtr(s.dev, CUBE * 4, CUBE, CUBE);
-  cudaPitchedPtr packed = make_cudaPitchedPtr(host, SIDE * 4, SIDE, SIDE);
-  p.extent = make_cudaExtent(SIDE * 4, SIDE, SIDE);
+  cudaPitchedPtr packed = make_cudaPitchedPtr(host, s.side * 4, s.side, s.side);
+  p.extent = make_cudaExtent(s.side * 4, s.side, s.side);
   p.srcPtr = to_host ? dev : packed;
   p.dstPtr = to_host ? packed : dev;
   p.kind = to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
@@ -140,11 +142,14 @@ int main(int argc, char **argv) {
   me_ = me;
   int reps = argc > 1 ? atoi(argv[1]) : 200;
   const size_t MiB = 1 << 20, piece = 64 << 10;
-  Shape shapes[2] = {{nullptr, MAT * 4, 0}, {nullptr, SIDE * SIDE * SIDE * 4, 1}};
+  Shape shapes[3] = {{nullptr, MAT * 4, 0, 0}, {nullptr, 64 * 64 * 64 * 4, 1, 64},
+                     {nullptr, 128 * 128 * 128 * 4, 2, 128}};
   CHECK(cudaMalloc(&shapes[0].dev, MAT * MAT * 4));
   CHECK(cudaMalloc(&shapes[1].dev, CUBE * CUBE * CUBE * 4));
-  void *pinned, *pageable = malloc(16 * piece > MiB ? 16 * piece : MiB), *dev;
-  CHECK(cudaMallocHost(&pinned, 16 * piece));
+  shapes[2].dev = shapes[1].dev;
+  const size_t most = shapes[2].bytes;  // the largest shape, over 16 pieces
+  void *pinned, *pageable = malloc(most), *dev;
+  CHECK(cudaMallocHost(&pinned, most));
   CHECK(cudaMalloc(&dev, MiB));
   memset(pageable, 1, MiB);
   if (me == 0) printf("way,shape,bytes,rep,us\n");

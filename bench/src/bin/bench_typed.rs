@@ -8,7 +8,8 @@
 //! scatter`). Between world rank 0 and the last world rank: two
 //! ranks of one GPU, or, under `mpirun -np 2`, one rank on each of two
 //! GPUs (the direct route over NVLink), for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
-//! the 64³ block of a 512³ `f32` array. All in one kernel
+//! the 64³ block of a 512³ `f32` array, and the 128³ block (8 MiB: where
+//! the host route's pieces pipeline). All in one kernel
 //! (`typed_bench`), timed with the device clock per batch, two ways:
 //! `latency`, half a ping-pong round trip; `stream`, the time a transfer
 //! of a stream of 16 takes, the last notified and answered (as OSU's
@@ -48,6 +49,24 @@ const WINDOW: u32 = 16;
 /// The measures: name and transfers a round trip.
 const MEASURES: [(&str, u32); 2] = [("latency", 1), ("stream", WINDOW)];
 
+/// Elements of `shape` (see `TypedBenchArgs::shape`) in an array of side `n`.
+fn elements(shape: u32, n: u32) -> u64 {
+    match shape {
+        0 => n as u64,
+        1 => 64u64.pow(3),
+        _ => 128u64.pow(3),
+    }
+}
+
+/// Elements of the array of side `n` that holds `shape`.
+fn array_len(shape: u32, n: u32) -> usize {
+    if shape == 0 {
+        (n * n) as usize
+    } else {
+        (n as usize).pow(3)
+    }
+}
+
 /// The time of one transfer, in µs, of `mode` on `shape` of side `n`: half
 /// a round trip (`window` 1), or a round trip over its `window` transfers.
 fn per_transfer(
@@ -57,11 +76,7 @@ fn per_transfer(
     mode: u32,
     (batches, iters, window): (u32, u32, u32),
 ) -> Result<Stats> {
-    let (array_len, elems) = if shape == 0 {
-        ((n * n) as usize, n as usize)
-    } else {
-        ((n as usize).pow(3), 64usize.pow(3))
-    };
+    let (array_len, elems) = (array_len(shape, n), elements(shape, n) as usize);
     let ranks = ranks_here(rt);
     let array = rt.upload(&vec![1.5f32; array_len * ranks])?;
     let staging = rt.alloc::<f32>(elems * ranks)?;
@@ -101,15 +116,16 @@ fn main() -> Result<()> {
     let rt = Runtime::new()?;
     let module = rt.load(&dcuda::include_ptx!("dcuda_bench_kernels"))?;
     let (batches, iters): (u32, u32) = if o.quick { (3, 2) } else { (20, 20) };
-    let shapes: [(u32, u32, &str); 2] = if o.quick {
-        [
+    let shapes: &[(u32, u32, &str)] = if o.quick {
+        &[
             (0, 512, "column of 512x512 f32"),
             (1, 128, "64^3 block of 128^3 f32"),
         ]
     } else {
-        [
+        &[
             (0, 4096, "column of 4096x4096 f32"),
             (1, 512, "64^3 block of 512^3 f32"),
+            (2, 512, "128^3 block of 512^3 f32"),
         ]
     };
     let (process, gpus) = rt.job().map_or((0, 1), |j| (j.process(), j.processes()));
@@ -142,8 +158,8 @@ fn main() -> Result<()> {
     ])?;
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (measure, window) in MEASURES {
-        for (shape, n, name) in shapes {
-            let bytes = 4 * if shape == 0 { n as u64 } else { 64u64.pow(3) };
+        for &(shape, n, name) in shapes {
+            let bytes = 4 * elements(shape, n);
             let results: Vec<Stats> = (0..WAYS.len() as u32)
                 .map(|mode| {
                     // A stream's round trip has WINDOW transfers: fewer of them.

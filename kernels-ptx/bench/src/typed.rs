@@ -11,7 +11,7 @@ use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Window};
 #[derive(Clone, Copy)]
 pub struct TypedBenchArgs {
     /// 0: column 1 of an `n × n` matrix; 1: the 64³ block at (64, 64, 64)
-    /// of an `n³` array.
+    /// of an `n³` array; 2: the 128³ block there.
     pub shape: u32,
     /// The array's side.
     pub n: u32,
@@ -34,12 +34,22 @@ pub struct TypedBenchArgs {
 const DATA: u32 = 3;
 const ACK: u32 = 4;
 
+/// The side of a block shape, as a power of two: 64 (shape 1) or 128.
+fn side_log(shape: u32) -> u32 {
+    if shape == 1 {
+        6
+    } else {
+        7
+    }
+}
+
 /// The shape as a datatype.
 fn datatype(shape: u32, n: u32) -> Datatype {
     let t = if shape == 0 {
         Datatype::vector(n, 1, n as u64).shifted(1)
     } else {
-        Datatype::subarray_3d([n; 3], [64; 3], [64; 3])
+        let side = 1 << side_log(shape);
+        Datatype::subarray_3d([n; 3], [side; 3], [64; 3])
     };
     match t {
         Ok(t) => t,
@@ -54,7 +64,9 @@ fn index(shape: u32, n: usize, e: usize) -> usize {
     if shape == 0 {
         e * n + 1
     } else {
-        let (x, y, z) = (e & 63, (e >> 6) & 63, e >> 12);
+        let b = side_log(shape);
+        let m = (1 << b) - 1;
+        let (x, y, z) = (e & m, (e >> b) & m, e >> (2 * b));
         ((64 + z) * n + 64 + y) * n + 64 + x
     }
 }
