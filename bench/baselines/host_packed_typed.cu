@@ -25,7 +25,7 @@
 #include <vector>
 #include "common.cuh"
 
-static const size_t MAT = 4096, CUBE = 512;
+static const size_t MAT = 4096, CUBE = 512, SIDE = 64;  // SIDE: the 1 MiB block's
 
 struct Shape {
   float *dev;     // the array
