@@ -80,7 +80,8 @@ const _: () = assert!(VECTOR_TAGS as usize + 2 * MAX_COMMS <= TAGS as usize);
 /// than several smaller ones, more than their overlap gains, so a typed
 /// MiB went 17% faster as one piece than as five of 240 KiB, 9% faster
 /// than as two (`bench/results/2026-11-29-stage-half-h200x2`). The cost is
-/// device memory: 2 MiB a rank.
+/// device memory in jobs of several processes: 2 MiB a rank (a run of one
+/// process has no staging).
 pub const STAGE_HALF: usize = 1024 * 1024 + 256;
 /// Bytes of a piece of a vector exchange (in the first part of a half):
 /// small enough that the pieces of a stream overlap.
