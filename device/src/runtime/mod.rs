@@ -73,6 +73,26 @@ const _: () = assert!(core::mem::size_of::<RankContext>().is_multiple_of(8));
 // chains; from shared memory they cost a few cycles.
 crate::shared_array!(static DCUDA_CONTEXT: [u64; CONTEXT_WORDS]);
 
+/// Processes whose records a rank keeps in its shared memory: in a job of
+/// at most this many, finding a rank's process (every access to another
+/// process's rank) reads no global memory, which after a wait's acquire
+/// costs an L2 round trip a load.
+pub(crate) const SHARED_PEERS: usize = 8;
+const PEER_WORDS: usize = SHARED_PEERS * core::mem::size_of::<crate::abi::Peer>() / 8;
+const _: () = assert!(core::mem::size_of::<crate::abi::Peer>().is_multiple_of(8));
+crate::shared_array!(static DCUDA_PEERS: [u64; PEER_WORDS]);
+
+/// The record of process `p`: the rank's shared copy in a job of at most
+/// [`SHARED_PEERS`] processes, else the run's table.
+#[inline(always)]
+pub(crate) fn peer_record(ctx: &RankContext, p: u32) -> *const crate::abi::Peer {
+    if ctx.processes as usize <= SHARED_PEERS {
+        (DCUDA_PEERS.as_mut_ptr() as *const crate::abi::Peer).wrapping_add(p as usize)
+    } else {
+        ctx.peer(p)
+    }
+}
+
 /// One rank's runtime state: each subsystem's own state (the run's
 /// context is in shared memory, at a fixed address).
 pub(crate) struct Runtime {
@@ -105,7 +125,13 @@ impl Runtime {
                 to,
                 context as *const u8,
                 core::mem::size_of::<RankContext>(),
-            )
+            );
+            let (processes, peers) = ((*context).processes as usize, (*context).peers);
+            if processes <= SHARED_PEERS {
+                let bytes = processes * core::mem::size_of::<crate::abi::Peer>();
+                let to = DCUDA_PEERS.as_mut_ptr() as *mut u8;
+                block.copy(to, peers as *const u8, bytes);
+            }
         };
         // In the prologue, before its barrier: a kernel's body then keeps
         // only the shared accesses it uses (`tests/ptx_instructions.rs`).
