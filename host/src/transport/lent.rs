@@ -39,17 +39,14 @@ impl Received {
             Received::Lent(l) => l.mapped(),
         }
     }
-}
 
-impl Received {
     /// Where a received message of `len` bytes is written: into `lent`
     /// only where the slice it gives to be written (its pointer and length
     /// from one call) is exactly `len` long, else into a heap buffer of the
     /// pool. Moving a box or a vector moves no bytes, so the pointer stays
     /// good for as long as the returned value lives.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub(crate) fn landing(lent: Option<Box<dyn Lent>>, len: usize) -> (Received, *mut u8) {
-        let mut lent = lent;
+    pub(crate) fn landing(mut lent: Option<Box<dyn Lent>>, len: usize) -> (Received, *mut u8) {
         let slot = lent.as_mut().map(|l| {
             let b = l.bytes_mut();
             (b.len(), b.as_mut_ptr())
