@@ -74,24 +74,15 @@ const _: () = assert!(core::mem::size_of::<RankContext>().is_multiple_of(8));
 crate::shared_array!(static DCUDA_CONTEXT: [u64; CONTEXT_WORDS]);
 
 /// Processes whose records a rank keeps in its shared memory: in a job of
-/// at most this many, finding a rank's process (every access to another
-/// process's rank) reads no global memory, which after a wait's acquire
-/// costs an L2 round trip a load.
-pub(crate) const SHARED_PEERS: usize = 8;
+/// at most this many, the shared context's `peers` points at the rank's
+/// copy, so finding a rank's process (every access to another process's
+/// rank) reads no global memory, which after a wait's acquire costs an L2
+/// round trip a load.
+const SHARED_PEERS: usize = 8;
 const PEER_WORDS: usize = SHARED_PEERS * core::mem::size_of::<crate::abi::Peer>() / 8;
 const _: () = assert!(core::mem::size_of::<crate::abi::Peer>().is_multiple_of(8));
+const _: () = assert!(core::mem::offset_of!(RankContext, peers).is_multiple_of(8));
 crate::shared_array!(static DCUDA_PEERS: [u64; PEER_WORDS]);
-
-/// The record of process `p`: the rank's shared copy in a job of at most
-/// [`SHARED_PEERS`] processes, else the run's table.
-#[inline(always)]
-pub(crate) fn peer_record(ctx: &RankContext, p: u32) -> *const crate::abi::Peer {
-    if ctx.processes as usize <= SHARED_PEERS {
-        (DCUDA_PEERS.as_mut_ptr() as *const crate::abi::Peer).wrapping_add(p as usize)
-    } else {
-        ctx.peer(p)
-    }
-}
 
 /// One rank's runtime state: each subsystem's own state (the run's
 /// context is in shared memory, at a fixed address).
@@ -118,20 +109,29 @@ impl Runtime {
     #[inline(always)]
     pub unsafe fn stage_context(context: *const RankContext, block: &Block) {
         let to = DCUDA_CONTEXT.as_mut_ptr() as *mut u8;
+        // The context but its `peers` word, which the leader writes: the
+        // table's address, or its shared copy's in a small job (so no
+        // lookup pays a choice between the two).
+        let (size, at) = (
+            core::mem::size_of::<RankContext>(),
+            core::mem::offset_of!(RankContext, peers),
+        );
         // SAFETY: the context (the caller's promise) into its shared copy,
-        // of the same size.
+        // of the same size, word `at` apart; its peer table, `processes`
+        // records, into the array that holds up to `SHARED_PEERS`.
         unsafe {
-            block.copy(
-                to,
-                context as *const u8,
-                core::mem::size_of::<RankContext>(),
-            );
+            let from = context as *const u8;
+            block.copy(to, from, at);
+            block.copy(to.add(at + 8), from.add(at + 8), size - at - 8);
             let (processes, peers) = ((*context).processes as usize, (*context).peers);
+            let mut table = peers;
             if processes <= SHARED_PEERS {
+                let copy = DCUDA_PEERS.as_mut_ptr() as *mut u8;
                 let bytes = processes * core::mem::size_of::<crate::abi::Peer>();
-                let to = DCUDA_PEERS.as_mut_ptr() as *mut u8;
-                block.copy(to, peers as *const u8, bytes);
+                block.copy(copy, peers as *const u8, bytes);
+                table = copy as u64;
             }
+            block.leader(|_| (to.add(at) as *mut u64).write(table));
         };
         // In the prologue, before its barrier: a kernel's body then keeps
         // only the shared accesses it uses (`tests/ptx_instructions.rs`).

@@ -36,7 +36,7 @@ impl Place {
 #[inline(always)]
 pub(super) fn process_of(ctx: &RankContext, world: u32) -> Peer {
     // SAFETY: an index in the peer table.
-    unsafe { *super::peer_record(ctx, process_index(ctx, world)) }
+    unsafe { *ctx.peer(process_index(ctx, world)) }
 }
 
 /// The index of the process holding world rank `world`.
@@ -46,7 +46,7 @@ pub(crate) fn process_index(ctx: &RankContext, world: u32) -> u32 {
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         // SAFETY: `peers` has `processes` entries.
-        if unsafe { (*super::peer_record(ctx, mid)).first } <= world {
+        if unsafe { (*ctx.peer(mid)).first } <= world {
             lo = mid;
         } else {
             hi = mid;
@@ -95,8 +95,7 @@ mod tests {
     use super::*;
 
     /// The world tests run at most four processes (whose records a rank
-    /// keeps in shared memory): a larger job's table, read from global
-    /// memory, is searched here.
+    /// keeps in shared memory): a larger job's table is searched here.
     #[test]
     fn a_job_of_many_processes_finds_each_rank_in_the_table() {
         let firsts = [0u32, 3, 5, 6, 10, 17, 18, 30, 31, 40, 44, 52];
