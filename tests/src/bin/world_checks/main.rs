@@ -22,11 +22,12 @@ use dcuda_rank_kernels::runtime_checks::*;
 use dcuda_tests::comms::{
     check_across, check_chunks, check_split_types, check_splits, device_rank, node_members,
 };
-use dcuda_tests::messages::{check_messages, check_peer_messages};
+use dcuda_tests::messages::check_messages;
 use dcuda_tests::traced::check_traced_world;
 
 mod failures;
 mod nvshmem;
+mod peer_messages;
 mod split_phase;
 
 type Check = Result<(), String>;
@@ -252,31 +253,6 @@ impl Run<'_> {
                 return Err(format!("log of device rank {r}: {text}"));
             }
         }
-        Ok(())
-    }
-}
-
-impl Run<'_> {
-    /// Messages between processes: over the direct route (`DCUDA_EMULATOR_IPC`
-    /// on the emulator, the GPUs of a node) the host carries none of those
-    /// that fit a peer log, and a longer one, through the hosts, keeps its
-    /// place among them.
-    fn peer_messages(&self) -> Check {
-        let direct = std::env::var("WORLD_CHECKS_DIRECT").is_ok_and(|v| v == "1");
-        let calls = check_peer_messages(self.rt, self.module, self.layout(), (0, 4))?;
-        if direct && calls != 0 {
-            return Err(format!(
-                "the host carried {calls} transfers of messages that fit the peer logs"
-            ));
-        }
-        // Through the hosts (the emulator without IPC has no other route),
-        // each message to another process is one.
-        let ipc = std::env::var("DCUDA_EMULATOR_IPC").is_ok_and(|v| v == "1");
-        let host_route = self.rt.backend() == dcuda::Backend::Emulator && !ipc;
-        if host_route && self.world > self.ranks && calls == 0 {
-            return Err("the host carried no messages to other processes".into());
-        }
-        check_peer_messages(self.rt, self.module, self.layout(), (3_000, 3))?;
         Ok(())
     }
 }
