@@ -3,11 +3,10 @@
 //! rank.
 
 use super::inbox::{Letter, MappedPayload, Payload};
-use super::laid::since_start;
 use super::lending::Side;
 use super::message::Message;
 use super::setup::peer_error;
-use super::transfer::{pieces, TRACED_FROM};
+use super::transfer::{pieces, since_start, TRACED_FROM};
 use super::World;
 use crate::error::Result;
 use dcuda_device::abi::NO_WINDOW;
@@ -31,12 +30,13 @@ impl World {
         message: &[u8],
         mapped: Option<u64>,
     ) -> Result<()> {
-        let start = std::time::Instant::now();
+        // The clock only for traced pieces: this runs for every put.
+        let start = (data.len() >= TRACED_FROM).then(std::time::Instant::now);
         match mapped_part(mapped, message, data) {
             Some(from) => self.lending.copy(Side::In, to, from, data.len())?,
             None => self.runtime.write_device(to, data)?,
         }
-        if data.len() >= TRACED_FROM {
+        if let Some(start) = start {
             let us = start.elapsed().as_secs_f64() * 1e6;
             let lent = mapped.is_some();
             tracing::trace!(target: "dcuda::route", at_us = since_start(), bytes = data.len(), lent, write_us = us, "piece written");
@@ -164,19 +164,13 @@ impl World {
                 tag,
                 data,
             } => {
-                let dev = self.local_rank(from, target)?;
-                self.activate_remote()?;
                 let letter = Letter {
                     context,
                     source,
                     tag,
                     data: Payload::Bytes(data.to_vec()),
                 };
-                self.inbox
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(dev, letter);
-                Ok(())
+                self.post(from, target, letter)
             }
             Message::SendMapped {
                 target,
@@ -188,8 +182,6 @@ impl World {
                 handle,
                 offset,
             } => {
-                let dev = self.local_rank(from, target)?;
-                self.activate_remote()?;
                 let mapped = MappedPayload {
                     process: from,
                     rank,
@@ -203,11 +195,7 @@ impl World {
                     tag,
                     data: Payload::Mapped(mapped),
                 };
-                self.inbox
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(dev, letter);
-                Ok(())
+                self.post(from, target, letter)
             }
             Message::Taken { rank } => {
                 if rank >= self.ranks() {
@@ -226,6 +214,18 @@ impl World {
             )),
         };
         done.map(|()| reading)
+    }
+
+    /// Puts a message from process `from` into the inbox of its target,
+    /// world rank `target` (checked to be this process's).
+    fn post(&self, from: u32, target: u32, letter: Letter) -> Result<()> {
+        let dev = self.local_rank(from, target)?;
+        self.activate_remote()?;
+        self.inbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(dev, letter);
+        Ok(())
     }
 }
 

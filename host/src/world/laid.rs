@@ -8,6 +8,7 @@
 
 use super::message::Message;
 use super::setup::peer_error;
+use super::transfer::since_start;
 use super::transfer::staging;
 use super::World;
 use crate::error::Result;
@@ -16,7 +17,6 @@ use copies::stacked;
 use copies::{Copy2d, Copy3d};
 use dcuda_device::abi::{LaidPiece, Transfer, LAID_HEADER, STAGE_HALF};
 use dcuda_device::Datatype;
-pub(in crate::world) use scratch::since_start;
 pub(super) use scratch::Scratch;
 
 /// Rows further apart than this are copied one by one: a 2D copy's pitch

@@ -18,12 +18,23 @@ pub(crate) const CHUNK: usize = 1 << 20;
 /// Pieces of at least this many bytes are traced (`dcuda::route=trace`).
 pub(super) const TRACED_FROM: usize = 64 << 10;
 
+/// Microseconds since this process's first trace of a piece (to see the
+/// gaps between pieces in `dcuda::route=trace` and `dcuda::laid=trace`).
+pub(super) fn since_start() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1e6
+}
+
 /// Traces how long reading a large piece out of the GPU took (`start`:
 /// taken for large pieces only).
 fn trace_read(start: Option<std::time::Instant>, bytes: usize, lent: bool) {
     if let Some(start) = start {
         let us = start.elapsed().as_secs_f64() * 1e6;
-        tracing::trace!(target: "dcuda::route", at_us = super::laid::since_start(), bytes, lent, read_us = us, "piece read");
+        tracing::trace!(target: "dcuda::route", at_us = since_start(), bytes, lent, read_us = us, "piece read");
     }
 }
 

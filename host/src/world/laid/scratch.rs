@@ -148,14 +148,3 @@ impl World {
         }
     }
 }
-
-/// Microseconds since this process's first trace of a piece (to see the
-/// gaps between pieces in `dcuda::laid=trace`).
-pub(in crate::world) fn since_start() -> f64 {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    START
-        .get_or_init(std::time::Instant::now)
-        .elapsed()
-        .as_secs_f64()
-        * 1e6
-}
