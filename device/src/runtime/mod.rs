@@ -48,6 +48,7 @@ mod sync;
 mod trace;
 mod typed;
 mod typed_host;
+mod typed_targets;
 mod vectors;
 mod wait;
 mod window;
