@@ -5,9 +5,7 @@
 //! bytes with contiguous datatypes on both sides (`typed contiguous`, the
 //! call without the strided copy), the shape into contiguous staging
 //! (`typed gather`) and contiguous staging into the shape (`typed
-//! scatter`), and the typed put through a put target made once (`typed
-//! target`, `put_notify_typed_to`: the window lookup not repeated).
-//! Between world rank 0 and the last world rank: two
+//! scatter`). Between world rank 0 and the last world rank: two
 //! ranks of one GPU, or, under `mpirun -np 2`, one rank on each of two
 //! GPUs (the direct route over NVLink), for the shapes of issue 16: a column of a 4096 × 4096 `f32` matrix and
 //! the 64³ block of a 512³ `f32` array, and the 128³ block (8 MiB: where
@@ -37,14 +35,13 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 /// Threads per rank.
 const THREADS: u32 = 256;
 /// The ways, as `TYPED_BENCH_WAYS` numbers them (a kernel each).
-const WAYS: [&str; 7] = [
+const WAYS: [&str; 6] = [
     "typed",
     "pack+put+unpack",
     "contiguous",
     "typed contiguous",
     "typed gather",
     "typed scatter",
-    "typed target",
 ];
 
 /// Transfers a round trip of the stream measure.

@@ -195,8 +195,6 @@ codes! {
         PutNotifyTo = 43 => "put_notify_to",
         FreePutTarget = 44 => "free_put_target",
         NotifyEach = 45 => "notify_each",
-        PutTypedTo = 46 => "put_typed_to",
-        PutNotifyTypedTo = 47 => "put_notify_typed_to",
     }
 }
 

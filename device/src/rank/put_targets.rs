@@ -1,12 +1,10 @@
 //! Put targets: the calls that check and look up a put's destination once
 //! ([`Rank::put_target`]) and then put to it ([`Rank::put_notify_to`],
-//! [`Rank::put_to`], and typed: [`Rank::put_notify_typed_to`],
-//! [`Rank::put_typed_to`]) as often as the rank likes.
+//! [`Rank::put_to`]) as often as the rank likes.
 
 use super::Rank;
 use crate::abi::Call;
 use crate::arch;
-use crate::layout::Layout;
 use crate::memory::{DeviceCopy, DeviceSlice};
 use crate::runtime::{PutTarget, Window};
 
@@ -103,84 +101,6 @@ impl Rank {
             (target, src.bytes() as u64),
             #[inline(always)]
             |r| r.rt.put_to(&mut r.block, to, src, None),
-        )
-    }
-
-    /// [`put_notify_typed`](Self::put_notify_typed) to a target made by
-    /// [`put_target`](Self::put_target): writes the elements of `src` that
-    /// `src_type` names to the elements of the target that `target_type`
-    /// names (counted from the target's start, within its count), then
-    /// notification `tag` to the target once the data is there. The
-    /// datatypes are checked as `put_notify_typed` checks them; the window
-    /// lookup is not repeated. A strided halo put every step is the use.
-    #[inline(always)]
-    #[track_caller]
-    pub fn put_notify_typed_to<T: DeviceCopy, R: Layout, L: Layout>(
-        &mut self,
-        to: PutTarget<T>,
-        target_type: R,
-        (src, src_type): (DeviceSlice<T>, L),
-        tag: u32,
-    ) {
-        self.typed_to(
-            "put_notify_typed_to",
-            to,
-            target_type,
-            (src, src_type),
-            Some(tag),
-        )
-    }
-
-    /// [`put_typed`](Self::put_typed) to a target made by
-    /// [`put_target`](Self::put_target), without a notification: as
-    /// [`put_notify_typed_to`](Self::put_notify_typed_to) otherwise.
-    #[inline(always)]
-    #[track_caller]
-    pub fn put_typed_to<T: DeviceCopy, R: Layout, L: Layout>(
-        &mut self,
-        to: PutTarget<T>,
-        target_type: R,
-        (src, src_type): (DeviceSlice<T>, L),
-    ) {
-        self.typed_to("put_typed_to", to, target_type, (src, src_type), None)
-    }
-
-    /// The two typed puts to a target, written once.
-    #[inline(always)]
-    #[track_caller]
-    fn typed_to<T: DeviceCopy, R: Layout, L: Layout>(
-        &mut self,
-        name: &'static str,
-        to: PutTarget<T>,
-        target_type: R,
-        (src, src_type): (DeviceSlice<T>, L),
-        tag: Option<u32>,
-    ) {
-        // SAFETY: inside the rank kernel.
-        let elements = unsafe { src_type.elements() };
-        arch::block::enter_call(
-            name,
-            [
-                ("source", src.as_mut_ptr() as u64),
-                ("elements", elements),
-                ("tag", tag.map_or(u64::MAX, u64::from)),
-            ],
-        );
-        // Traced as the typed put it stands for.
-        let target = self.rt.put_target_rank(&to);
-        let call = if tag.is_some() {
-            Call::PutNotifyTyped
-        } else {
-            Call::PutTyped
-        };
-        let bytes = elements * core::mem::size_of::<T>() as u64;
-        self.traced(
-            call,
-            (target, bytes),
-            #[inline(always)]
-            |r| {
-                r.rt.put_typed_to(&mut r.block, to, target_type, (src, src_type), tag)
-            },
         )
     }
 

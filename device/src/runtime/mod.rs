@@ -48,7 +48,6 @@ mod sync;
 mod trace;
 mod typed;
 mod typed_host;
-mod typed_targets;
 mod vectors;
 mod wait;
 mod window;

@@ -29,16 +29,16 @@ pub const SLOTS: usize = 16;
 const WORDS: usize = 8;
 /// Where element `offset` of the target's part lives, as this rank reaches
 /// it (direct routes only).
-pub(super) const DST: usize = 0;
+const DST: usize = 0;
 /// The target's device's notification counters.
-pub(super) const COUNTERS: usize = 1;
+const COUNTERS: usize = 1;
 /// The offset and count the target was made with (elements).
 const OFFSET: usize = 2;
-pub(super) const COUNT: usize = 3;
+const COUNT: usize = 3;
 /// The target's rank on its device | its route and the matched flag above.
-pub(super) const ROUTE: usize = 4;
+const ROUTE: usize = 4;
 /// The target's rank in the window's communicator | the handle's key above.
-pub(super) const KEY: usize = 5;
+const KEY: usize = 5;
 /// The window's id | its context; its communicator slot | its generation.
 const WINDOW: usize = 6;
 const GENERATION: usize = 7;
@@ -49,7 +49,7 @@ crate::shared_array!(static DCUDA_PUT_TARGETS: [u64; SLOTS * WORDS]);
 const STAMPS: u32 = u32::MAX / SLOTS as u32 - 1;
 
 /// The flag of a matched window in a slot's route word.
-pub(super) const MATCHED: u32 = 0x100;
+const MATCHED: u32 = 0x100;
 
 /// Payloads up to this size are copied and signalled by the leader alone
 /// after one barrier, as `put_notify`'s small path does.
@@ -69,7 +69,7 @@ pub struct PutTarget<T> {
 
 impl<T> PutTarget<T> {
     #[inline(always)]
-    pub(super) fn slot(&self) -> u32 {
+    fn slot(&self) -> u32 {
         self.key % SLOTS as u32
     }
 }
@@ -89,7 +89,7 @@ pub(crate) struct PutTargets {
 }
 
 #[inline(always)]
-pub(super) fn word(slot: u32, i: usize) -> u64 {
+fn word(slot: u32, i: usize) -> u64 {
     // A plain load, as the run's context is read (`Runtime::ctx`): the
     // compiler may then read a word once and where it is used, which it
     // does not do with the shared-memory asm.
@@ -99,7 +99,7 @@ pub(super) fn word(slot: u32, i: usize) -> u64 {
 }
 
 #[inline(always)]
-pub(super) fn halves(w: u64) -> (u32, u32) {
+fn halves(w: u64) -> (u32, u32) {
     (w as u32, (w >> 32) as u32)
 }
 
@@ -162,7 +162,7 @@ impl Runtime {
 
     /// Fails `call` unless `to` is live (its slot still has its key).
     #[inline(always)]
-    pub(super) fn check_live_target<T>(&self, block: &mut Block, call: Call, to: &PutTarget<T>) {
+    fn check_live_target<T>(&self, block: &mut Block, call: Call, to: &PutTarget<T>) {
         if halves(word(to.slot(), KEY)).1 != to.key {
             self.fail(
                 block,
@@ -272,7 +272,12 @@ impl Runtime {
         src: DeviceSlice<T>,
         tag: Option<u32>,
     ) {
-        let (win, at) = slot_window(slot);
+        let (_, flags) = halves(word(slot, ROUTE));
+        let (id, context) = halves(word(slot, WINDOW));
+        let (comm_slot, generation) = halves(word(slot, GENERATION));
+        let matched = flags & MATCHED != 0;
+        let win = Window::from_parts(id, context, comm_slot, generation, matched);
+        let at = (halves(word(slot, KEY)).0, word(slot, OFFSET) as usize);
         match tag {
             Some(tag) => self.put_notify(block, win, at, src, tag),
             None => self.put(block, win, at.0, at.1, src),
@@ -309,21 +314,6 @@ impl Runtime {
         self.put_targets.used &= !mine;
         mine
     }
-}
-
-/// The window, target rank and offset a slot was made with, for the
-/// general calls.
-#[inline(always)]
-pub(super) fn slot_window<T>(slot: u32) -> (Window<T>, (u32, usize)) {
-    let (_, flags) = halves(word(slot, ROUTE));
-    let (id, context) = halves(word(slot, WINDOW));
-    let (comm_slot, generation) = halves(word(slot, GENERATION));
-    let matched = flags & MATCHED != 0;
-    let win = Window::from_parts(id, context, comm_slot, generation, matched);
-    (
-        win,
-        (halves(word(slot, KEY)).0, word(slot, OFFSET) as usize),
-    )
 }
 
 /// Zeroes the keys of the slots in `mask` (leader thread).

@@ -12,13 +12,12 @@ use super::window::{Target, Window};
 use super::Runtime;
 use crate::abi::{Call, Fault, NO_TAG};
 use crate::block::Block;
-use crate::layout::walk::Shape;
 use crate::layout::Layout;
 use crate::memory::{DeviceCopy, DeviceSlice};
 
 /// Which way a typed transfer moves data.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Way {
+enum Way {
     Put,
     Get,
 }
@@ -37,66 +36,6 @@ impl Runtime {
         (local, mine): (DeviceSlice<T>, L),
         tag: u32,
     ) -> Option<Target> {
-        let (theirs, size) = self.check_typed_sides(block, (call, way), &remote, (&local, &mine));
-        // The target's checks name the elements past its window.
-        let reach = theirs.extent.min(usize::MAX as u64) as usize;
-        let t = self.target(block, call, win, target, offset, reach);
-        if direct_scope(route_of(&t)).is_none() {
-            // Every thread's writes to the source are done before any
-            // thread packs it.
-            block.sync();
-            let sides = ((offset, remote), (local, mine));
-            let (ends, get) = ((win, &t), way == Way::Get);
-            self.typed_through_host(block, (call, get), ends, sides.0, sides.1, size, tag);
-            return None;
-        }
-        let there = (t.entry.base as *mut T).wrapping_add(offset);
-        let here = local.as_mut_ptr();
-        // Every thread's writes to the source (or reads of the
-        // destination) are done before any thread copies.
-        block.sync();
-        let (from, to) = match way {
-            Way::Put => (here as *const T, there),
-            Way::Get => (there as *const T, here),
-        };
-        let bytes = core::mem::size_of::<T>();
-        // The window's elements from `offset` on, and the local buffer's.
-        let window = (t.entry.bytes / bytes.max(1) as u64).saturating_sub(offset as u64);
-        let local_len = local.len() as u64;
-        // SAFETY: inside the rank kernel, both shapes checked above; every
-        // fixed offset is below the extent checked against its buffer (a
-        // unit's offset is an element's divided by the unit), and the
-        // others are checked.
-        let skipped = unsafe {
-            match way {
-                Way::Put => {
-                    let limits = (local_len, window);
-                    move_elements(block, (mine, remote, (0, size)), (from, to), limits)
-                }
-                Way::Get => {
-                    let limits = (window, local_len);
-                    move_elements(block, (remote, mine, (0, size)), (from, to), limits)
-                }
-            }
-        };
-        if skipped > 0 {
-            self.fail(block, call, Fault::TypeIndex, [u64::MAX, skipped, 0, 0]);
-        }
-        Some(t)
-    }
-
-    /// Checks the two layouts of a typed access: each sound (the written
-    /// side naming no element twice), moving as many elements, the local
-    /// one within `local`. Returns the target side's shape and the
-    /// elements moved.
-    #[inline(always)]
-    pub(super) fn check_typed_sides<T: DeviceCopy, R: Layout, L: Layout>(
-        &self,
-        block: &mut Block,
-        (call, way): (Call, Way),
-        remote: &R,
-        (local, mine): (&DeviceSlice<T>, &L),
-    ) -> (Shape, u64) {
         // The written side must name no element twice: 0 the target's, 1
         // the local one.
         let (put, get) = match way {
@@ -125,7 +64,51 @@ impl Runtime {
                 [last, local.len() as u64, 0, 0],
             );
         }
-        (theirs, ours.size)
+        // The target's checks name the elements past its window.
+        let reach = theirs.extent.min(usize::MAX as u64) as usize;
+        let t = self.target(block, call, win, target, offset, reach);
+        if direct_scope(route_of(&t)).is_none() {
+            // Every thread's writes to the source are done before any
+            // thread packs it.
+            block.sync();
+            let sides = ((offset, remote), (local, mine));
+            let (ends, get) = ((win, &t), way == Way::Get);
+            self.typed_through_host(block, (call, get), ends, sides.0, sides.1, ours.size, tag);
+            return None;
+        }
+        let there = (t.entry.base as *mut T).wrapping_add(offset);
+        let here = local.as_mut_ptr();
+        // Every thread's writes to the source (or reads of the
+        // destination) are done before any thread copies.
+        block.sync();
+        let (from, to) = match way {
+            Way::Put => (here as *const T, there),
+            Way::Get => (there as *const T, here),
+        };
+        let (size, bytes) = (ours.size, core::mem::size_of::<T>());
+        // The window's elements from `offset` on, and the local buffer's.
+        let window = (t.entry.bytes / bytes.max(1) as u64).saturating_sub(offset as u64);
+        let local_len = local.len() as u64;
+        // SAFETY: inside the rank kernel, both shapes checked above; every
+        // fixed offset is below the extent checked against its buffer (a
+        // unit's offset is an element's divided by the unit), and the
+        // others are checked.
+        let skipped = unsafe {
+            match way {
+                Way::Put => {
+                    let limits = (local_len, window);
+                    move_elements(block, (mine, remote, (0, size)), (from, to), limits)
+                }
+                Way::Get => {
+                    let limits = (window, local_len);
+                    move_elements(block, (remote, mine, (0, size)), (from, to), limits)
+                }
+            }
+        };
+        if skipped > 0 {
+            self.fail(block, call, Fault::TypeIndex, [u64::MAX, skipped, 0, 0]);
+        }
+        Some(t)
     }
 
     /// A typed put (`get` false) or get of `local`'s elements to or from

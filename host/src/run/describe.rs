@@ -92,7 +92,6 @@ pub(crate) fn describe_error(e: &ErrorRecord) -> String {
         Some(Fault::CollectivePending) => "an allreduce_start of this rank is pending: finish it (allreduce_finish) before any other collective, barrier or window call".to_string(),
         Some(Fault::TooManyPutTargets) => format!("no put target slot is free: at most {a} put targets may be live on a rank at once; free those you are done with (free_put_target, or win_free of their window)"),
         Some(Fault::StalePutTarget) => format!("the put target handle is stale: its slot {a} was freed (free_put_target, or win_free of its window); make a new one with put_target"),
-        Some(Fault::PutTargetTooShort) if d == 1 => format!("the target datatype reaches element {a}, but the put target at rank {c} holds {b} elements: a typed put to a target stays within the count it was made with"),
         Some(Fault::PutTargetTooShort) => format!("the source has {a} elements, but the put target at rank {c} holds {b}: a put to a target writes at most the count it was made with"),
         Some(Fault::TraceUnbalanced) => "trace_end without an open phase: every trace_end closes the phase of an earlier trace_begin".to_string(),
         Some(Fault::MessagePartial) => format!("the message from rank {c} with tag {d} has {a} bytes, not a whole number of the receive buffer's {b}-byte elements: sender and receiver must use the same element type"),

@@ -4,7 +4,7 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 use dcuda_device::kernel::RankKernel;
-use dcuda_device::{rank, Datatype, DeviceSlice, PutTarget, Rank, Window};
+use dcuda_device::{rank, Datatype, DeviceSlice, Rank, Window};
 
 /// Arguments of the [`TYPED_BENCH_WAYS`] kernels.
 #[repr(C)]
@@ -136,7 +136,6 @@ struct Types {
 fn transfer<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
-    target: Option<PutTarget<f32>>,
     wins: (Window<f32>, Window<f32>),
     (peer, notified): (u32, bool),
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
@@ -172,16 +171,6 @@ fn transfer<const MODE: u32>(
                 rank.put_typed(win, peer, (0, there), here);
             }
         }
-        (6, _) => {
-            let Some(to) = target else {
-                panic!("way 6 puts through the target made before its loop")
-            };
-            if notified {
-                rank.put_notify_typed_to(to, t, (local.0, t), DATA);
-            } else {
-                rank.put_typed_to(to, t, (local.0, t));
-            }
-        }
         (_, true) => rank.put_notify(wins.1, peer, 0, local.1, DATA),
         (_, false) => rank.put(wins.1, peer, 0, local.1),
     }
@@ -208,7 +197,6 @@ fn arrive<const MODE: u32>(
 fn round_trip<const MODE: u32>(
     rank: &mut Rank,
     (args, types): (&TypedBenchArgs, Types),
-    target: Option<PutTarget<f32>>,
     wins: (Window<f32>, Window<f32>),
     (me, peer): (u32, u32),
     local: (DeviceSlice<f32>, DeviceSlice<f32>),
@@ -216,18 +204,17 @@ fn round_trip<const MODE: u32>(
     let world = rank.world();
     if args.window <= 1 {
         if me == 0 {
-            transfer::<MODE>(rank, (args, types), target, wins, (peer, true), local);
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
             arrive::<MODE>(rank, args, local);
         } else {
             arrive::<MODE>(rank, args, local);
-            transfer::<MODE>(rank, (args, types), target, wins, (peer, true), local);
+            transfer::<MODE>(rank, (args, types), wins, (peer, true), local);
         }
     } else if me == 0 {
         for w in 0..args.window {
             transfer::<MODE>(
                 rank,
                 (args, types),
-                target,
                 wins,
                 (peer, w + 1 == args.window),
                 local,
@@ -248,22 +235,20 @@ fn round_trip<const MODE: u32>(
 /// `put_notify_typed` with contiguous datatypes (what the typed call
 /// costs besides its copy); 4, the shape into the peer's staging,
 /// contiguous (scattered loads, a gather); 5, the staging, contiguous,
-/// into the shape of the peer's array (scattered stores, a scatter); 6,
-/// way 0 through a put target made once (`put_notify_typed_to`).
+/// into the shape of the peer's array (scattered stores, a scatter).
 ///
 /// A kernel a way, as an application has only its own calls: in one
 /// kernel of all six, ptxas kept the typed call's path in 255 registers
 /// only by spilling (1.3 KB of spill loads in the transfer), and a way's
 /// time moved with the code of the others.
 #[cfg(not(target_arch = "nvptx64"))]
-pub const TYPED_BENCH_WAYS: [&RankKernel<TypedBenchArgs>; 7] = [
+pub const TYPED_BENCH_WAYS: [&RankKernel<TypedBenchArgs>; 6] = [
     &TYPED_BENCH_TYPED,
     &TYPED_BENCH_PACKED,
     &TYPED_BENCH_CONTIGUOUS,
     &TYPED_BENCH_TYPED_CONTIGUOUS,
     &TYPED_BENCH_GATHER,
     &TYPED_BENCH_SCATTER,
-    &TYPED_BENCH_TYPED_TARGET,
 ];
 
 /// A rank kernel running way `$mode` of [`TYPED_BENCH_WAYS`].
@@ -283,7 +268,6 @@ way_kernel!(typed_bench_contiguous, 2);
 way_kernel!(typed_bench_typed_contiguous, 3);
 way_kernel!(typed_bench_gather, 4);
 way_kernel!(typed_bench_scatter, 5);
-way_kernel!(typed_bench_typed_target, 6);
 
 /// World rank 0 and the last world rank exchange the shape `iters` times
 /// a batch (ping-pongs or streams) in way `MODE`; every other rank waits
@@ -312,19 +296,10 @@ fn typed_bench<const MODE: u32>(rank: &mut Rank, args: &TypedBenchArgs) {
     );
     if last > 0 && (me == 0 || me == last) {
         let peer = last - me;
-        // Way 6's destination, looked up and checked once.
-        let target = (MODE == 6).then(|| rank.put_target(wins.0, peer, 0, shape.extent() as usize));
         for b in 0..=args.batches {
             let t0 = rank.timestamp();
             for _ in 0..args.iters {
-                round_trip::<MODE>(
-                    rank,
-                    (args, types),
-                    target,
-                    wins,
-                    (me, peer),
-                    (array, staging),
-                );
+                round_trip::<MODE>(rank, (args, types), wins, (me, peer), (array, staging));
             }
             let t1 = rank.timestamp();
             if me == 0 && b > 0 {

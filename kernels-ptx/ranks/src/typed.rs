@@ -27,10 +27,9 @@ fn made(t: Result<Datatype, TypeError>) -> Datatype {
 
 // ANCHOR: typed
 /// Each rank puts column `me % n` of its matrix into row `me % n` of the
-/// next rank's first result matrix (even ranks through a put target; and,
-/// unnotified, at the end, row `me % n + 1` into the last column of its
-/// second), then gets the 2 × 3 block at (1, 2) of the previous rank's
-/// matrix into the 3 × 2 block at (3, 1) of its
+/// next rank's first result matrix (and, unnotified, at the end, row
+/// `me % n + 1` into the last column of its second), then gets the 2 × 3 block at (1, 2)
+/// of the previous rank's matrix into the 3 × 2 block at (3, 1) of its
 /// second result matrix (element `e` of one to element `e` of the other),
 /// the previous rank's whole matrix, transposed, into its third, and the
 /// first 8 columns of the previous rank's matrix into columns 8 to 15 of
@@ -51,14 +50,7 @@ pub fn typed_exchange(rank: &mut Rank, args: &TypedArgs) {
     let c = me % n;
     let column = made(Datatype::vector(n, 1, n as u64).shifted(c as u64));
     let row = Datatype::contiguous(n);
-    if me % 2 == 0 {
-        // Even ranks through a put target: the same put, looked up once.
-        let to = rank.put_target(results, right, (c * n) as usize, n as usize);
-        rank.put_notify_typed_to(to, row, (data, column), 1);
-        rank.free_put_target(to);
-    } else {
-        rank.put_notify_typed(results, right, ((c * n) as usize, row), (data, column), 1);
-    }
+    rank.put_notify_typed(results, right, ((c * n) as usize, row), (data, column), 1);
     rank.wait_notifications(1, 1);
     let wide = made(Datatype::subarray_2d([n, n], [2, 3], [1, 2]));
     let tall = made(Datatype::subarray_2d([n, n], [3, 2], [3, 1]));

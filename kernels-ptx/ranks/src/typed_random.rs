@@ -24,9 +24,6 @@ pub struct RandomTypedArgs {
     pub out_len: u32,
     /// 0: both transfers; 1: only the put (its window may be too small).
     pub put_only: u32,
-    /// 1: the put goes through a put target made for the whole window
-    /// (`put_typed_to`).
-    pub via_target: u32,
     /// Per rank: `from`'s elements of its data, packed by
     /// [`pack`] (`from.size()` words).
     pub packed: DeviceSlice<u32>,
@@ -56,8 +53,7 @@ pub fn pack(rank: &mut Rank, layout: Datatype, data: DeviceSlice<u32>, out: Devi
 // ANCHOR_END: cursor
 
 /// On two ranks: each packs `from` of its data ([`pack`]); rank 0 puts
-/// `from` of its data into `to` of rank 1's first result (`put_typed`, or
-/// `put_typed_to` through a target of the whole result),
+/// `from` of its data into `to` of rank 1's first result (`put_typed`),
 /// and rank 1 gets `from` of rank 0's data into `to` of its second
 /// (`get_typed`).
 #[rank]
@@ -75,10 +71,7 @@ pub fn typed_random(rank: &mut Rank, args: &RandomTypedArgs) {
     let packed = args.packed.chunk(me as usize, args.from.size() as usize);
     pack(rank, args.from, data, packed);
     rank.barrier(world);
-    if me == 0 && args.via_target == 1 {
-        let to = rank.put_target(targets, 1, 0, m);
-        rank.put_typed_to(to, args.to, (data, args.from));
-    } else if me == 0 {
+    if me == 0 {
         rank.put_typed(targets, 1, (0, args.to), (data, args.from));
     } else if me == 1 && args.put_only == 0 {
         rank.get_typed(sources, 0, (0, args.from), (get_into, args.to));
