@@ -3,7 +3,8 @@
 # earlier one, alternated in one lease (bundle: scripts/gpu-pack-typed.sh):
 #   run(command="mkdir -p /tmp/tb && tar xJf .gpu-bundle/bundle.txz -C /tmp/tb && bash /tmp/tb/gpu-typed-ab.sh",
 #       carry=[".gpu-bundle"], kind="nvidia-h200-x2")
-# Checks first (the typed tests on one GPU, world_checks as two nodes),
+# Checks first (the typed tests on one GPU, world_checks over NVLink and
+# as two nodes),
 # then bench_typed and bench_typed_before (and bench_typed_mid where the
 # bundle has it) over NVLink REPS times each, alternated, then NVSHMEM's
 # typed baseline (ping-pong and streams of 16), then both benches as two
@@ -24,6 +25,7 @@ build_nvshmem nvshmem_typed > "$res/build.log" 2>&1 &
 if [ -z "${SKIP_CHECKS:-}" ]; then
   run "typed tests" tests/typed
   run "typed_random tests" tests/typed_random
+  RUN_LIMIT=200 run "world_checks -np 2" mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks
   RUN_LIMIT=200 run "world_checks -np 2 as two nodes" env DCUDA_NODE=process mpirun --allow-run-as-root --bind-to none -np 2 examples/world_checks
 fi
 for r in $(seq 1 "$REPS"); do
