@@ -32,7 +32,8 @@ def p99(v):
 for f in sorted(glob.glob(f"{src}/host-packed-*.csv")):
     per = collections.defaultdict(list)
     for r in csv.reader(open(f)):
-        if len(r) == 5 and r[0].startswith("host packing"):
+        # "host clock: host packing": the same batches on the host clock.
+        if len(r) == 5 and "host packing" in r[0]:
             per[(SHAPES[r[1]], "latency", "MPI+CUDA " + r[0])].append(float(r[4]))
     for k, v in per.items():
         runs[k].append(statistics.median(v))

@@ -3,7 +3,10 @@
 // into a contiguous host buffer with one strided copy (cudaMemcpy3D or
 // 2D), sends it with MPI, and the target's host unpacks it with the same
 // copy the other way. A ping-pong between two processes, one GPU each:
-// half a round trip, timed with the host clock (MPI_Wtime) per trip.
+// half a round trip, timed as bench_typed times dcuda's, with the device
+// clock (%globaltimer, stamped by a one-thread kernel on process 0's GPU
+// before the batch's first copy and after its last) over batches of
+// round trips (20 batches after one untimed, REPS / 20 trips each).
 //   shape 0: a column of a 4096 x 4096 float matrix (a 2D copy of 4-byte
 //            rows, one row apart);
 //   shape 1: the 64^3 block at the origin of a 512^3 float array (one 3D
@@ -16,9 +19,11 @@
 // block's strided copies; an MPI ping-pong of 64 KiB and 1 MiB (half a
 // round trip) and a stream of 16 x 64 KiB answered by 4 bytes; a 15-plane
 // piece placed from mapped pinned memory (as dcuda's target does), alone
-// and beside a kernel polling mapped memory.
+// and beside a kernel polling mapped memory. The parts are host calls,
+// timed with the host clock (MPI_Wtime) each.
 //   mpirun -np 2 host_packed_typed REPS > host-packed.csv
-// prints `way,shape,bytes,rep,us` from process 0.
+// prints `way,shape,bytes,rep,us` from process 0 (`rep`: the batch for the
+// host packing, the repetition for the parts).
 #include <mpi.h>
 #include <cstdint>
 #include <cstring>
@@ -67,22 +72,46 @@ static void print(const char *way, int shape, size_t bytes, const std::vector<do
   for (size_t r = 0; r < us.size(); r++) printf("%s,%d,%zu,%zu,%.3f\n", way, shape, bytes, r, us[r]);
 }
 
-// Ping-pong of the shape, packed and unpacked by the hosts.
-static std::vector<double> host_packing(const Shape &s, void *buf, int me, int reps) {
+// The device clock now, into *t (one thread).
+__global__ void stamp(unsigned long long *t) { *t = now(); }
+
+static const int BATCHES = 20;
+
+// Ping-pong of the shape, packed and unpacked by the hosts: half a round
+// trip per batch of `reps / BATCHES` trips, from process 0's device
+// clock. The copies are synchronous, so the stamps bracket them: the
+// first copy waits for the first stamp in the stream, and the second
+// stamp runs after the last copy returned.
+// `host` gets the same batches timed with the host clock (MPI_Wtime), as
+// this baseline was timed before 2026-11-30: the two clocks' agreement.
+static std::vector<double> host_packing(const Shape &s, void *buf, int me, int reps,
+                                        unsigned long long *clock, std::vector<double> &host) {
   std::vector<double> us;
-  for (int r = -5; r < reps; r++) {
+  int trips = reps / BATCHES > 0 ? reps / BATCHES : 1;
+  for (int b = -1; b < BATCHES; b++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    for (int turn = 0; turn < 2; turn++) {
-      if (me == turn) {
-        strided(s, buf, true);
-        MPI_Send(buf, (int)s.bytes, MPI_BYTE, 1 - me, 0, MPI_COMM_WORLD);
-      } else {
-        MPI_Recv(buf, (int)s.bytes, MPI_BYTE, 1 - me, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        strided(s, buf, false);
+    if (me == 0) stamp<<<1, 1>>>(clock);
+    for (int i = 0; i < trips; i++) {
+      for (int turn = 0; turn < 2; turn++) {
+        if (me == turn) {
+          strided(s, buf, true);
+          MPI_Send(buf, (int)s.bytes, MPI_BYTE, 1 - me, 0, MPI_COMM_WORLD);
+        } else {
+          MPI_Recv(buf, (int)s.bytes, MPI_BYTE, 1 - me, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          strided(s, buf, false);
+        }
       }
     }
-    if (r >= 0) us.push_back((MPI_Wtime() - t0) * 1e6 / 2);
+    if (me == 0) {
+      unsigned long long t[2];
+      stamp<<<1, 1>>>(clock + 1);
+      CHECK(cudaMemcpy(t, clock, sizeof t, cudaMemcpyDeviceToHost));
+      if (b >= 0) {
+        us.push_back((t[1] - t[0]) / 1e3 / trips / 2);
+        host.push_back((MPI_Wtime() - t0) * 1e6 / trips / 2);
+      }
+    }
   }
   return us;
 }
@@ -151,11 +180,16 @@ int main(int argc, char **argv) {
   void *pinned, *pageable = malloc(most), *dev;
   CHECK(cudaMallocHost(&pinned, most));
   CHECK(cudaMalloc(&dev, MiB));
+  unsigned long long *clock;
+  CHECK(cudaMalloc(&clock, 2 * sizeof *clock));
   memset(pageable, 1, MiB);
   if (me == 0) printf("way,shape,bytes,rep,us\n");
   for (const Shape &s : shapes) {
-    print("host packing", s.id, s.bytes, host_packing(s, pinned, me, reps));
-    print("host packing pageable", s.id, s.bytes, host_packing(s, pageable, me, reps));
+    std::vector<double> host[2];
+    print("host packing", s.id, s.bytes, host_packing(s, pinned, me, reps, clock, host[0]));
+    print("host packing pageable", s.id, s.bytes, host_packing(s, pageable, me, reps, clock, host[1]));
+    print("host clock: host packing", s.id, s.bytes, host[0]);
+    print("host clock: host packing pageable", s.id, s.bytes, host[1]);
   }
   for (size_t b : {piece, MiB}) {
     print("D2H pinned", -1, b, alone(me, reps, [&] { CHECK(cudaMemcpy(pinned, dev, b, cudaMemcpyDeviceToHost)); }));
