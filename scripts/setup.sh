@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing dcuda needs; skips what is there.
 #   scripts/setup.sh            rustup components (enough to build and run)
-#   scripts/setup.sh --full     also ptxas (PyPI wheel), mdbook and a one-node Slurm (apt), for the test suite
+#   scripts/setup.sh --full     also ptxas and nvcc (PyPI wheels), mdbook and a one-node Slurm (apt), for the test suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,6 +56,41 @@ if [ ! -x "$PTXAS" ]; then
   chmod +x "$PTXAS_DIR"/nvidia/cu13/bin/* 2>/dev/null || true
 fi
 "$PTXAS" --version >/dev/null
+
+# nvcc compiles the CUDA baselines (-c, no GPU needed: scripts/check-cuda.sh).
+# The nvcc wheel alone lacks cicc (nvvm), the runtime's headers and
+# CCCL's (cooperative groups include them); the wheels go into one folder
+# in one install, so that their shared nvidia/cu13 tree is merged.
+NVCC_DIR=.tools/cuda-compile
+if [ ! -e "$NVCC_DIR/nvidia/cu13/include/nv/target" ]; then
+  log "installing nvcc, nvvm, the CUDA runtime and CCCL headers (PyPI wheels, about 100 MB)"
+  command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
+  rm -rf "$NVCC_DIR"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$NVCC_DIR" \
+    nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85
+  chmod +x "$NVCC_DIR"/nvidia/cu13/bin/* "$NVCC_DIR"/nvidia/cu13/nvvm/bin/* 2>/dev/null || true
+fi
+
+# NVSHMEM's and NCCL's headers, for the baselines that use them (their
+# wheels hold the libraries too: only the headers are kept).
+HEADERS_DIR=.tools/cuda-headers
+for pkg in nvshmem:nvidia-nvshmem-cu13==3.8.0 nccl:nvidia-nccl-cu13==2.32.3; do
+  name=${pkg%%:*}
+  if [ ! -d "$HEADERS_DIR/$name" ]; then
+    log "installing the $name headers (${pkg#*:} from PyPI)"
+    wheels=$(mktemp -d)
+    python3 -m pip download -q --disable-pip-version-check --no-deps -d "$wheels" "${pkg#*:}"
+    python3 - "$wheels" "nvidia/$name/include/" <<'PY'
+import glob, sys, zipfile
+folder, prefix = sys.argv[1], sys.argv[2]
+for wheel in glob.glob(f"{folder}/*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(folder, [n for n in z.namelist() if n.startswith(prefix)])
+PY
+    mkdir -p "$HEADERS_DIR" && mv "$wheels/nvidia/$name/include" "$HEADERS_DIR/$name"
+    rm -rf "$wheels"
+  fi
+done
 
 # mdbook builds the guide.
 if ! command -v mdbook >/dev/null 2>&1; then

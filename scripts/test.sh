@@ -28,6 +28,7 @@ step "README example";             scripts/run-example.sh
 # After the README example, whose release builds it reuses.
 step "template project";           scripts/check-template.sh
 step "ptxas";                       scripts/validate-ptx.sh target/debug
+step "nvcc (CUDA baselines)";      scripts/check-cuda.sh
 step "register budget";             scripts/register-budget.sh target/debug
 step "mdbook build"
 # mdbook reports a failed include as an error but still exits 0: fail here.
