@@ -91,7 +91,10 @@ static std::vector<double> host_packing(const Shape &s, void *buf, int me, int r
   for (int b = -1; b < BATCHES; b++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    if (me == 0) stamp<<<1, 1>>>(clock);
+    if (me == 0) {
+      stamp<<<1, 1>>>(clock);
+      CHECK(cudaGetLastError());
+    }
     for (int i = 0; i < trips; i++) {
       for (int turn = 0; turn < 2; turn++) {
         if (me == turn) {
@@ -106,6 +109,7 @@ static std::vector<double> host_packing(const Shape &s, void *buf, int me, int r
     if (me == 0) {
       unsigned long long t[2];
       stamp<<<1, 1>>>(clock + 1);
+      CHECK(cudaGetLastError());
       CHECK(cudaMemcpy(t, clock, sizeof t, cudaMemcpyDeviceToHost));
       if (b >= 0) {
         us.push_back((t[1] - t[0]) / 1e3 / trips / 2);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <initializer_list>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -36,42 +38,34 @@ int main() {
   CHECK(cudaMallocHost(&pinned, N * 4));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // The column from `src` (4-byte rows, packed), as a 2D copy or as a 3D
+  // copy of one plane (as dcuda's host queues a piece, cuMemcpy3DAsync).
+  auto column_2d = [&](const float *src, cudaMemcpyKind kind) {
+    return cudaMemcpy2DAsync(matrix + 1, N * 4, src, 4, 4, N, kind, s);
+  };
+  auto column_3d = [&](float *src, cudaMemcpyKind kind) {
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(src, 4, 1, N);
+    p.dstPtr = make_cudaPitchedPtr(matrix + 1, N * 4, N, N);
+    p.extent = make_cudaExtent(4, N, 1);
+    p.kind = kind;
+    return cudaMemcpy3DAsync(&p, s);
+  };
+  auto to_device = [&] { return cudaMemcpyAsync(piece_dev, pinned, N * 4, cudaMemcpyHostToDevice, s); };
+  // Queues `copies` in order, then waits: 0 when all went well.
+  auto run = [&](std::initializer_list<std::function<cudaError_t()>> copies) {
+    for (auto &c : copies)
+      if (c() != cudaSuccess) return 1;
+    return (int)cudaStreamSynchronize(s);
+  };
+  const auto H2D = cudaMemcpyHostToDevice, D2D = cudaMemcpyDeviceToDevice;
   printf("way,median_us,p99_us\n");
-  timed("column 2D from pinned", [&] {
-    if (cudaMemcpy2DAsync(matrix + 1, N * 4, pinned, 4, 4, N, cudaMemcpyHostToDevice, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
-  timed("16 KiB 1D from pinned", [&] {
-    if (cudaMemcpyAsync(piece_dev, pinned, N * 4, cudaMemcpyHostToDevice, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
-  timed("column 2D from device", [&] {
-    if (cudaMemcpy2DAsync(matrix + 1, N * 4, piece_dev, 4, 4, N, cudaMemcpyDeviceToDevice, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
-  timed("1D to device then 2D from device", [&] {
-    if (cudaMemcpyAsync(piece_dev, pinned, N * 4, cudaMemcpyHostToDevice, s)) return 1;
-    if (cudaMemcpy2DAsync(matrix + 1, N * 4, piece_dev, 4, 4, N, cudaMemcpyDeviceToDevice, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
-  // The same with 3D copies, as dcuda's host queues them (cuMemcpy3DAsync).
-  timed("column 3D from pinned", [&] {
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(pinned, 4, 1, N);
-    p.dstPtr = make_cudaPitchedPtr(matrix + 1, N * 4, N, N);
-    p.extent = make_cudaExtent(4, N, 1);
-    p.kind = cudaMemcpyHostToDevice;
-    if (cudaMemcpy3DAsync(&p, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
-  timed("column 3D from device", [&] {
-    cudaMemcpy3DParms p = {};
-    p.srcPtr = make_cudaPitchedPtr(piece_dev, 4, 1, N);
-    p.dstPtr = make_cudaPitchedPtr(matrix + 1, N * 4, N, N);
-    p.extent = make_cudaExtent(4, N, 1);
-    p.kind = cudaMemcpyDeviceToDevice;
-    if (cudaMemcpy3DAsync(&p, s)) return 1;
-    return (int)cudaStreamSynchronize(s);
-  });
+  timed("column 2D from pinned", [&] { return run({[&] { return column_2d(pinned, H2D); }}); });
+  timed("16 KiB 1D from pinned", [&] { return run({to_device}); });
+  timed("column 2D from device", [&] { return run({[&] { return column_2d(piece_dev, D2D); }}); });
+  timed("1D to device then 2D from device",
+        [&] { return run({to_device, [&] { return column_2d(piece_dev, D2D); }}); });
+  timed("column 3D from pinned", [&] { return run({[&] { return column_3d(pinned, H2D); }}); });
+  timed("column 3D from device", [&] { return run({[&] { return column_3d(piece_dev, D2D); }}); });
   return 0;
 }
