@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing dcuda needs; skips what is there.
 #   scripts/setup.sh            rustup components (enough to build and run)
-#   scripts/setup.sh --full     also ptxas and nvcc (PyPI wheels), mdbook and a one-node Slurm (apt), for the test suite
+#   scripts/setup.sh --full     also nvcc and ptxas (PyPI wheels), mdbook and a one-node Slurm (apt), for the test suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,30 +46,27 @@ if ! dpkg -s slurm-wlm munge >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
 fi
 
-# ptxas validates every PTX the build produces; it ships in NVIDIA's nvcc wheel.
-PTXAS_DIR=.tools/cuda-nvcc
-PTXAS="$PTXAS_DIR/nvidia/cu13/bin/ptxas"
-if [ ! -x "$PTXAS" ]; then
-  log "installing ptxas (nvidia-cuda-nvcc==13.0.88 from PyPI)"
-  command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-pip >/dev/null; }
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$PTXAS_DIR" nvidia-cuda-nvcc==13.0.88
-  chmod +x "$PTXAS_DIR"/nvidia/cu13/bin/* 2>/dev/null || true
-fi
-"$PTXAS" --version >/dev/null
-
-# nvcc compiles the CUDA baselines (-c, no GPU needed: scripts/check-cuda.sh).
-# The nvcc wheel alone lacks cicc (nvvm), the runtime's headers and
-# CCCL's (cooperative groups include them); the wheels go into one folder
-# in one install, so that their shared nvidia/cu13 tree is merged.
+# nvcc compiles the CUDA baselines (-c, no GPU needed: scripts/check-cuda.sh)
+# and its ptxas validates every PTX the build produces. The nvcc wheel
+# alone lacks cicc (nvvm), the runtime's headers and CCCL's (cooperative
+# groups include them); the wheels go into one folder in one install, so
+# that their shared nvidia/cu13 tree is merged.
 NVCC_DIR=.tools/cuda-compile
 if [ ! -e "$NVCC_DIR/nvidia/cu13/include/nv/target" ]; then
-  log "installing nvcc, nvvm, the CUDA runtime and CCCL headers (PyPI wheels, about 100 MB)"
+  log "installing nvcc, ptxas, nvvm, the CUDA runtime and CCCL headers (PyPI wheels, about 100 MB)"
+  command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-pip >/dev/null; }
   command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
   rm -rf "$NVCC_DIR"
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$NVCC_DIR" \
     nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-cccl==13.0.85
   chmod +x "$NVCC_DIR"/nvidia/cu13/bin/* "$NVCC_DIR"/nvidia/cu13/nvvm/bin/* 2>/dev/null || true
 fi
+# The scripts and the guide name ptxas at .tools/cuda-nvcc, where it once
+# had a wheel of its own: that name is now the same install.
+PTXAS_DIR=.tools/cuda-nvcc
+[ -e "$PTXAS_DIR" ] || ln -s cuda-compile "$PTXAS_DIR"
+PTXAS="$PTXAS_DIR/nvidia/cu13/bin/ptxas"
+"$PTXAS" --version >/dev/null
 
 # NVSHMEM's and NCCL's headers, for the baselines that use them (their
 # wheels hold the libraries too: only the headers are kept).
