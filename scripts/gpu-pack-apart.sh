@@ -4,8 +4,12 @@
 # their baselines, and the same programs of an earlier commit (default
 # HEAD~1, built in a worktree) as *_before and *_mpi_before, run
 # alternated with them; Jacobi and its baseline as they are now, and
-# Jacobi's nvcc kernel (baselines/) of both commits, built there.
-#   [APPS="jacobi"] scripts/gpu-pack-apart.sh [COMMIT]
+# Jacobi's nvcc kernel (baselines/) of both commits, built there. Also
+# any variant binaries in .gpu-variants/ (git-ignored, copied as they
+# are), gpu-lib.sh and gpu-stencils-ab.sh, and the scripts named in
+# EXTRA: APPS="hdiff aliev_panfilov jacobi" packs the stencils for
+# gpu-stencils-ab.sh.
+#   [APPS="jacobi"] [EXTRA="path/to/go.sh"] scripts/gpu-pack-apart.sh [COMMIT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DCUDA_ARCH=sm_90 DCUDA_SASS=sm_90 DCUDA_PTXAS=$PWD/.tools/cuda-nvcc/nvidia/cu13/bin/ptxas CARGO_INCREMENTAL=0
@@ -29,8 +33,11 @@ cp apps/jacobi/baselines/jacobi_single.cu $b/baselines/
 cp "$tree/apps/jacobi/baselines/jacobi_single.cu" $b/baselines/jacobi_single_before.cu
 git worktree remove --force "$tree"
 cp target/release/jacobi target/release/jacobi_mpi $b/examples/
-cp scripts/gpu-apart.sh $b/
+[ -d .gpu-variants ] && cp .gpu-variants/* $b/examples/
+cp scripts/gpu-apart.sh scripts/gpu-lib.sh scripts/gpu-stencils-ab.sh $b/
+for s in ${EXTRA:-}; do cp "$s" $b/; done
 { git rev-parse --short HEAD; git rev-parse --short "$before"; } > $b/COMMIT
+git rev-parse --short "$before" > $b/COMMIT_BEFORE
 strip $b/examples/*
 tar cf - -C $b . | xz -T0 -6 > .gpu-bundle/bundle.txz && rm -rf $b
 du -sh .gpu-bundle/bundle.txz

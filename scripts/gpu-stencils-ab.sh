@@ -23,7 +23,7 @@ VARIANTS=${VARIANTS:-_before}
 . ./gpu-lib.sh
 gpu_env
 mpi_program
-gpu_header "stencils A/B: $(cat COMMIT) against $(cat COMMIT_BEFORE)"
+gpu_header "stencils A/B: $(head -n 1 COMMIT) against $(cat COMMIT_BEFORE)"
 [ "${CHECKS:-1}" = 1 ] && for n in $NPS; do
   wanted hdiff && run "check hdiff np $n" mpi "$n" examples/hdiff --nx 67 --ny 150 --nz 5 --check
   wanted aliev_panfilov && run "check aliev_panfilov np $n" mpi "$n" examples/aliev_panfilov --size 301 --iters 50 --check
