@@ -33,7 +33,8 @@ cp apps/jacobi/baselines/jacobi_single.cu $b/baselines/
 cp "$tree/apps/jacobi/baselines/jacobi_single.cu" $b/baselines/jacobi_single_before.cu
 git worktree remove --force "$tree"
 cp target/release/jacobi target/release/jacobi_mpi $b/examples/
-[ -d .gpu-variants ] && cp .gpu-variants/* $b/examples/
+# An empty or missing folder packs nothing (a glob would fail on it).
+if [ -d .gpu-variants ]; then find .gpu-variants -maxdepth 1 -type f -exec cp -t "$b/examples/" {} + ; fi
 cp scripts/gpu-apart.sh scripts/gpu-lib.sh scripts/gpu-stencils-ab.sh $b/
 for s in ${EXTRA:-}; do cp "$s" $b/; done
 { git rev-parse --short HEAD; git rev-parse --short "$before"; } > $b/COMMIT
