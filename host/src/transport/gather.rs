@@ -54,8 +54,17 @@ pub(crate) fn all_gather(net: &dyn Transport, channel: u32, data: Vec<u8>) -> Re
         net.progress()?;
         spins = spins.wrapping_add(1);
         if spins.is_multiple_of(64) {
-            // A process this gather waits on may have left the job: take
-            // what it sent before it left, then ask.
+            // A process this gather waits on may have left the job. Note
+            // who had left first, then take what has arrived: what they
+            // sent came before their notice, so only they are missing for
+            // good. (Taking first and asking after failed a gather whose
+            // data and notice both arrived between the two.)
+            let mut left = Vec::new();
+            for p in (0..n).filter(|&p| all[p as usize].is_none()) {
+                if super::departure::has_left(net, p)? {
+                    left.push(p);
+                }
+            }
             while let Some((from, msg)) = net.try_recv(channel)? {
                 take(
                     &mut all,
@@ -64,7 +73,7 @@ pub(crate) fn all_gather(net: &dyn Transport, channel: u32, data: Vec<u8>) -> Re
                     &mut EARLY.lock().unwrap_or_else(|e| e.into_inner()),
                 );
             }
-            for p in (0..n).filter(|&p| all[p as usize].is_none()) {
+            for p in left.into_iter().filter(|&p| all[p as usize].is_none()) {
                 super::departure::check(net, p, "a setup exchange")?;
             }
         }
