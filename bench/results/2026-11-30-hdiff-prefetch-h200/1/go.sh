@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# hdiff: each thread asks for its next point's lines before loading this
+# one (--prefetch 1: L1, 2: L2), against no prefetch and HEAD (_before),
+# with the baseline of both builds, one H200.
+cd "$(dirname "$0")"
+o=${OUT:-/tmp}; log=$o/log
+. ./gpu-lib.sh
+gpu_env
+gpu_header "hdiff prefetch: $(head -n 1 COMMIT) against $(cat COMMIT_BEFORE)"
+for p in 0 1 2; do
+  run "check p$p" examples/hdiff --nx 67 --ny 150 --nz 5 --prefetch $p --check
+  run "check p$p t32" examples/hdiff --nx 13 --ny 23 --nz 3 --ranks 3 --threads 32 --prefetch $p --check
+done
+run "check mpi" examples/hdiff_mpi --nx 67 --ny 150 --nz 5 --check
+small="--nx 128 --ny 320 --nz 26"; big="--nx 512 --ny 1280 --nz 32"
+cases=(
+  "big|p0|hdiff|$big"
+  "big|p1|hdiff|$big --prefetch 1"
+  "big|p2|hdiff|$big --prefetch 2"
+  "big|p1 b2|hdiff|$big --prefetch 1 --batch 2"
+  "big|before|hdiff_before|$big"
+  "big|mpi t128|hdiff_mpi|$big --threads 128"
+  "big|mpi t128 before|hdiff_mpi_before|$big --threads 128"
+  "small|p0|hdiff|$small"
+  "small|p1|hdiff|$small --prefetch 1"
+  "small|p2|hdiff|$small --prefetch 2"
+  "small|before|hdiff_before|$small"
+  "small|mpi t512|hdiff_mpi|$small --threads 512"
+  "small|mpi t512 before|hdiff_mpi_before|$small --threads 512"
+)
+for round in 1 2 3; do
+  for c in "${cases[@]}"; do
+    IFS='|' read -r grid name prog opts <<<"$c"
+    named_row "$o/$grid.csv" "$name" 1 "examples/$prog" $opts --no-check
+  done
+done
+medians "$o" | tee "$o/medians.txt"
+KERNEL=hdiff bash ./gpu-ncu-traffic.sh p0 examples/hdiff $big --iters 20 --no-check
+KERNEL=hdiff bash ./gpu-ncu-traffic.sh p1 examples/hdiff $big --iters 20 --no-check --prefetch 1
+summary
