@@ -40,6 +40,9 @@ pub struct StageArgs {
     pub end: u32,
     /// Points of a row walked down a block's rows at a time (see [`Walk`]).
     pub chunk: u32,
+    /// Points ahead a thread asks for in L1, in the `_p` kernels (see
+    /// [`Walk`]).
+    pub prefetch: u32,
 }
 
 // SAFETY: `#[repr(C)]` plain data, the same layout on both sides.
@@ -51,7 +54,7 @@ unsafe impl KernelParam for StageArgs {}
 /// `s.chunk` points if `chunked` (else row by row: a walk by chunks costs
 /// registers, and so occupancy, that a block of one row has no use for).
 #[inline(always)]
-unsafe fn stage(s: StageArgs, batch: u32, chunked: bool) {
+unsafe fn stage(s: StageArgs, batch: u32, chunked: bool, prefetched: bool) {
     let (b, blocks) = (block_idx().x, grid_dim().x);
     let (lo, hi) = split(s.end - s.first, blocks, b);
     let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
@@ -60,6 +63,7 @@ unsafe fn stage(s: StageArgs, batch: u32, chunked: bool) {
         threads: block_dim().x as usize,
         batch,
         chunk: if chunked { s.chunk } else { 0 },
+        prefetch: if prefetched { s.prefetch } else { 0 },
     };
     match s.stage {
         0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),
@@ -72,7 +76,7 @@ unsafe fn stage(s: StageArgs, batch: u32, chunked: bool) {
 /// those of its busiest path, so a batch of 8 in the same kernel would cost
 /// the batch of 1 its occupancy.
 macro_rules! stage_kernels {
-    ($($name:ident = $batch:literal, $chunked:literal;)*) => {$(
+    ($($name:ident = $batch:literal, $chunked:literal, $prefetched:literal;)*) => {$(
         /// One stage over rows `s.first..s.end`, split evenly among the
         /// blocks, a thread loading this many points before storing any.
         ///
@@ -82,19 +86,23 @@ macro_rules! stage_kernels {
         /// writes (the stencils' contracts).
         #[kernel]
         pub unsafe fn $name(s: StageArgs) {
-            stage(s, $batch, $chunked)
+            stage(s, $batch, $chunked, $prefetched)
         }
     )*};
 }
 stage_kernels!(
-    hdiff_stage_1 = 1, false;
-    hdiff_stage_2 = 2, false;
-    hdiff_stage_4 = 4, false;
-    hdiff_stage_8 = 8, false;
-    hdiff_bands_1 = 1, true;
-    hdiff_bands_2 = 2, true;
-    hdiff_bands_4 = 4, true;
-    hdiff_bands_8 = 8, true;
+    hdiff_stage_1 = 1, false, false;
+    hdiff_stage_2 = 2, false, false;
+    hdiff_stage_4 = 4, false, false;
+    hdiff_stage_8 = 8, false, false;
+    hdiff_bands_1 = 1, true, false;
+    hdiff_bands_2 = 2, true, false;
+    hdiff_bands_4 = 4, true, false;
+    hdiff_bands_8 = 8, true, false;
+    hdiff_stage_1p = 1, false, true;
+    hdiff_stage_2p = 2, false, true;
+    hdiff_bands_1p = 1, true, true;
+    hdiff_bands_2p = 2, true, true;
 );
 // ANCHOR_END: stage
 

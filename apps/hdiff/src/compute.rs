@@ -6,7 +6,7 @@
 //! `rows` are the process's, rows 0 and `rows + 1` halos. In x the two
 //! outermost columns on each side are a fixed frame.
 
-use dcuda_device::DeviceSlice;
+use dcuda_device::{arch, DeviceSlice};
 
 /// Rows `start..end` of `n` rows that part `i` of `parts` owns: an even
 /// split, sizes differing by at most one.
@@ -86,25 +86,34 @@ pub struct Walk {
     /// Points of a row walked down the band's rows at a time; 0 for whole
     /// rows.
     pub chunk: u32,
+    /// How many of its points ahead a thread asks for the lines a point's
+    /// stencil reads (into L1, `prefetch.L1`), before loading the current
+    /// one; 0: none. Loads in flight that hold no register: a rank of 1024
+    /// threads at 64 registers has fewer warps an SM than a kernel of
+    /// small blocks, and a batch costs it registers.
+    pub prefetch: u32,
 }
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
 /// for this thread's points of rows `rows` whose column is in `xs`, and
-/// `store` with each result, as `walk` says.
+/// `store` with each result, as `walk` says. `ahead(c)` names the lines
+/// the stencil at `c` reads, for `walk.prefetch`: five, repeated where a
+/// stencil reads fewer (one type for the three stencils).
 #[inline(always)]
 fn each_point<V: Copy + Default>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
     walk: Walk,
-    load: impl Fn(usize, u32) -> V,
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
     store: impl FnMut(usize, u32, V),
 ) {
+    let fns = (load, ahead);
     match walk.batch {
-        1 => batched::<V, 1>(shape, rows, xs, walk, load, store),
-        2 => batched::<V, 2>(shape, rows, xs, walk, load, store),
-        4 => batched::<V, 4>(shape, rows, xs, walk, load, store),
-        _ => batched::<V, 8>(shape, rows, xs, walk, load, store),
+        1 => batched::<V, 1>(shape, rows, xs, walk, fns, store),
+        2 => batched::<V, 2>(shape, rows, xs, walk, fns, store),
+        4 => batched::<V, 4>(shape, rows, xs, walk, fns, store),
+        _ => batched::<V, 8>(shape, rows, xs, walk, fns, store),
     }
 }
 
@@ -118,9 +127,10 @@ fn batched<V: Copy + Default, const B: usize>(
         thread,
         threads,
         chunk,
+        prefetch,
         ..
     }: Walk,
-    load: impl Fn(usize, u32) -> V,
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
     mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
@@ -133,6 +143,14 @@ fn batched<V: Copy + Default, const B: usize>(
         while j < rows.1 {
             let mut e = from + thread;
             while e < to {
+                let next = e + prefetch as usize * B * threads;
+                if prefetch != 0 && next < to {
+                    for p in ahead(j * w + next) {
+                        // SAFETY: the lines of a point of the band, which
+                        // the stencil reads later.
+                        unsafe { arch::prefetch_l1(p) }
+                    }
+                }
                 let mut points = [(0usize, 0u32, false, V::default()); B];
                 for (k, p) in points.iter_mut().enumerate() {
                     let at = e + k * threads;
@@ -189,9 +207,15 @@ pub unsafe fn laplacian(
         let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
         4.0 * *i.add(c) - around
     };
-    each_point(shape, rows, (1, shape.nx - 1), walk, stencil, |c, _, v| {
-        *l.add(c) = v
-    });
+    let ahead = |c: usize| [i.add(c - w), i.add(c), i.add(c + w), i.add(c), i.add(c)];
+    each_point(
+        shape,
+        rows,
+        (1, shape.nx - 1),
+        walk,
+        (stencil, ahead),
+        |c, _, v| *l.add(c) = v,
+    );
 }
 
 /// A flux set to zero where it would run up the gradient of `inp` (the
@@ -233,12 +257,13 @@ pub unsafe fn fluxes(
         };
         (x_flux, y_flux)
     };
+    let ahead = |c: usize| [l.add(c), l.add(c + w), i.add(c), i.add(c + w), i.add(c)];
     each_point(
         shape,
         rows,
         (1, shape.nx - 2),
         walk,
-        stencil,
+        (stencil, ahead),
         |c, x, (x_flux, y_flux)| {
             *fx.add(c) = x_flux;
             if x >= 2 {
@@ -277,8 +302,14 @@ pub unsafe fn output(
             *i.add(c)
         }
     };
-    each_point(shape, rows, (0, shape.nx), walk, stencil, |c, _, v| {
-        *o.add(c) = v
-    });
+    let ahead = |c: usize| [fx.add(c), fy.add(c), fy.add(c - w), i.add(c), k.add(c)];
+    each_point(
+        shape,
+        rows,
+        (0, shape.nx),
+        walk,
+        (stencil, ahead),
+        |c, _, v| *o.add(c) = v,
+    );
 }
 // ANCHOR_END: stencils

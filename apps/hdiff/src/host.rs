@@ -46,12 +46,16 @@ pub struct Options {
     /// Points of a row a rank or block walks down its rows before the
     /// next ones (`--chunk`, 0 for whole rows; see `Walk`).
     pub chunk: u32,
+    /// How many of its points ahead a thread of the baseline asks for a
+    /// point's lines in L1 (`--prefetch N`, with a batch of 1 or 2; 0, the
+    /// default: none). The rank kernel always asks one point ahead.
+    pub prefetch: u32,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --prefetch N, --overlap, --csv, --check | --no-check";
 
 impl Options {
     /// Parses the command line.
@@ -79,6 +83,7 @@ impl Options {
             max_registers: defaults.max_registers,
             batch: defaults.batch,
             chunk: CHUNK,
+            prefetch: 0,
             check: false,
         };
         let mut check = None;
@@ -98,6 +103,7 @@ impl Options {
                 "--max-registers" => o.max_registers = number("--max-registers")?,
                 "--batch" => o.batch = number("--batch")?,
                 "--chunk" => o.chunk = number("--chunk")?,
+                "--prefetch" => o.prefetch = number("--prefetch")?,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -316,6 +322,7 @@ impl Outcome {
             ("batch", o.batch.to_string()),
             ("max_registers", o.max_registers.to_string()),
             ("chunk", o.chunk.to_string()),
+            ("prefetch", o.prefetch.to_string()),
         ])
     }
 }

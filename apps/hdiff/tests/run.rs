@@ -73,6 +73,30 @@ fn baselines_alone() {
     );
 }
 
+/// The baseline's walk asking for its points' lines ahead (the rank
+/// kernel always does): bands of one row and of several, walked by chunks.
+#[test]
+fn baselines_prefetching() {
+    for ahead in ["1", "2"] {
+        let program = env!("CARGO_BIN_EXE_hdiff_mpi");
+        run(None, program, &with(&["--prefetch", ahead]));
+        run(
+            None,
+            program,
+            &with(&["--ranks", "3", "--chunk", "5", "--prefetch", ahead]),
+        );
+    }
+}
+
+#[test]
+fn prefetch_is_the_baselines_option() {
+    let text = run_failing(env!("CARGO_BIN_EXE_hdiff"), &with(&["--prefetch", "1"]), 4);
+    assert!(text.contains("--prefetch is the baseline's"), "{text}");
+    let baseline = env!("CARGO_BIN_EXE_hdiff_mpi");
+    let text = run_failing(baseline, &with(&["--prefetch", "1", "--batch", "4"]), 4);
+    assert!(text.contains("--prefetch 1 needs --batch 1 or 2"), "{text}");
+}
+
 #[test]
 fn baselines_span_two_processes() {
     let text = run(

@@ -159,6 +159,12 @@ pub(crate) unsafe fn load_v4(p: *const u8) -> [u32; 4] {
     (p as *const [u32; 4]).read()
 }
 
+/// Nothing to ask for: the emulator has no cache to warm.
+///
+/// # Safety
+/// `p` must be valid for reads.
+pub(crate) unsafe fn prefetch_l1(_p: *const u8) {}
+
 /// # Safety
 /// `p` must be valid for 16 bytes and 16-byte aligned.
 pub(crate) unsafe fn store_v4(p: *mut u8, v: [u32; 4]) {

@@ -234,6 +234,20 @@ pub(crate) unsafe fn load_v4(p: *const u8) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// Asks for the line at `p` in L1 (`prefetch.L1`, generic address)
+/// without waiting for it.
+///
+/// # Safety
+/// `p` must be valid for reads.
+#[inline(always)]
+pub(crate) unsafe fn prefetch_l1(p: *const u8) {
+    asm!(
+        "prefetch.L1 [{p}];",
+        p = in(reg64) p,
+        options(nostack, readonly, preserves_flags)
+    );
+}
+
 /// Stores 16 bytes with one vector store (`st.v4.u32`, generic address).
 ///
 /// # Safety

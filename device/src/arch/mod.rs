@@ -172,6 +172,17 @@ pub(crate) unsafe fn load_16(p: *const u8) -> [u32; 4] {
     imp::load_v4(p)
 }
 
+/// Asks for the cache line holding `p` in L1 (`prefetch.L1`) without
+/// waiting for it, so that a later load finds it there: a load in flight
+/// that holds no register. Nothing on the emulator.
+///
+/// # Safety
+/// `p` must be valid for reads.
+#[inline(always)]
+pub unsafe fn prefetch_l1<T>(p: *const T) {
+    imp::prefetch_l1(p as *const u8)
+}
+
 /// Stores 16 bytes with one vector instruction (`st.v4.u32`).
 ///
 /// # Safety

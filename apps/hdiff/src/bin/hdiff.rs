@@ -6,7 +6,7 @@
 use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
 use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS};
-use hdiff_kernels::{HdiffArgs, Work, HDIFF};
+use hdiff_kernels::{HdiffArgs, Work, AHEAD, HDIFF};
 
 fn main() {
     app_support::main("hdiff", run);
@@ -14,6 +14,11 @@ fn main() {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut o = Options::parse(RANKS)?;
+    if o.prefetch != 0 {
+        return Err("--prefetch is the baseline's: the rank kernel always asks for its next point's lines (see ranks::AHEAD)".into());
+    }
+    // The report says what the rank kernel does.
+    o.prefetch = AHEAD;
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
     let procs = rt.job().map_or(1, |j| j.processes());

@@ -16,8 +16,9 @@ use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
 use hdiff_kernels::host::{check, Band, Options, Outcome, BLOCKS};
 use hdiff_kernels::{
-    Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_BANDS_1, HDIFF_BANDS_2, HDIFF_BANDS_4,
-    HDIFF_BANDS_8, HDIFF_STAGE_1, HDIFF_STAGE_2, HDIFF_STAGE_4, HDIFF_STAGE_8,
+    Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_BANDS_1, HDIFF_BANDS_1P, HDIFF_BANDS_2,
+    HDIFF_BANDS_2P, HDIFF_BANDS_4, HDIFF_BANDS_8, HDIFF_STAGE_1, HDIFF_STAGE_1P, HDIFF_STAGE_2,
+    HDIFF_STAGE_2P, HDIFF_STAGE_4, HDIFF_STAGE_8,
 };
 
 fn main() {
@@ -39,6 +40,7 @@ struct Solver<'a> {
     threads: u32,
     kernel: &'static Kernel<(StageArgs,)>,
     chunk: u32,
+    prefetch: u32,
     main: Stream,
     side: Stream,
     lap: DeviceBuffer<f64>,
@@ -73,6 +75,7 @@ impl Solver<'_> {
             first: rows.0,
             end: rows.1,
             chunk: self.chunk,
+            prefetch: self.prefetch,
         };
         let config = LaunchConfig::linear(blocks, self.threads);
         // SAFETY: every field has the process's shape and outlives the
@@ -152,6 +155,13 @@ impl Solver<'_> {
 
 fn run() -> Res<()> {
     let o = Options::parse(BLOCKS)?;
+    if o.prefetch != 0 && o.batch > 2 {
+        return Err(format!(
+            "--prefetch {} needs --batch 1 or 2 (got --batch {}): only those kernels ask ahead",
+            o.prefetch, o.batch
+        )
+        .into());
+    }
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
     let module = rt.load(&dcuda::include_ptx!("hdiff_kernels"))?;
@@ -159,12 +169,20 @@ fn run() -> Res<()> {
     let blocks = match o.units {
         Some(n) => n,
         // As many as fit at once, but no more than there are rows.
-        None => app_support::blocks_that_fit(&module, stage_kernel(o.batch, false), o.threads)?
-            .min(o.ny / job.procs as u32)
-            .max(1),
+        None => app_support::blocks_that_fit(
+            &module,
+            stage_kernel(o.batch, false, o.prefetch),
+            o.threads,
+        )?
+        .min(o.ny / job.procs as u32)
+        .max(1),
     };
     // Blocks of more than a row walk them by chunks (unless --chunk 0).
-    let kernel = stage_kernel(o.batch, o.chunk != 0 && blocks * (job.procs as u32) < o.ny);
+    let kernel = stage_kernel(
+        o.batch,
+        o.chunk != 0 && blocks * (job.procs as u32) < o.ny,
+        o.prefetch,
+    );
     let total = blocks * job.procs as u32;
     if total > o.ny {
         return Err(format!(
@@ -184,6 +202,7 @@ fn run() -> Res<()> {
         threads: o.threads,
         kernel,
         chunk: o.chunk,
+        prefetch: o.prefetch,
         main: rt.stream()?,
         side: rt.stream()?,
         lap: rt.alloc::<f64>(shape.len())?,
@@ -239,8 +258,12 @@ fn run() -> Res<()> {
 
 /// The stage kernel of `batch` points, walking its bands by chunks if
 /// `chunked`.
-fn stage_kernel(batch: u32, chunked: bool) -> &'static Kernel<(StageArgs,)> {
+fn stage_kernel(batch: u32, chunked: bool, prefetch: u32) -> &'static Kernel<(StageArgs,)> {
     match (batch, chunked) {
+        (1, false) if prefetch > 0 => &HDIFF_STAGE_1P,
+        (2, false) if prefetch > 0 => &HDIFF_STAGE_2P,
+        (1, true) if prefetch > 0 => &HDIFF_BANDS_1P,
+        (2, true) if prefetch > 0 => &HDIFF_BANDS_2P,
         (1, false) => &HDIFF_STAGE_1,
         (2, false) => &HDIFF_STAGE_2,
         (4, false) => &HDIFF_STAGE_4,
