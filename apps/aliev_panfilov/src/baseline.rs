@@ -98,6 +98,21 @@ step_kernels!(
 /// As the `panfilov_step_*` kernels ([`PANFILOV_STEP_1`]).
 #[kernel]
 pub unsafe fn panfilov_claimed(args: StepArgs) {
+    claimed_step::<false>(args)
+}
+
+/// [`panfilov_claimed`] asking for each next chunk's lines ahead, as the
+/// rank kernel does.
+///
+/// # Safety
+/// As the `panfilov_step_*` kernels ([`PANFILOV_STEP_1`]).
+#[kernel]
+pub unsafe fn panfilov_claimed_ahead(args: StepArgs) {
+    claimed_step::<true>(args)
+}
+
+#[inline(always)]
+unsafe fn claimed_step<const AHEAD: bool>(args: StepArgs) {
     let t = thread_idx().x;
     if t < 32 {
         BLOCK_CLAIMS.set(t as usize, 0);
@@ -110,7 +125,7 @@ pub unsafe fn panfilov_claimed(args: StepArgs) {
         edges: 0,
         ..args.fields
     };
-    step_claimed(&inner, &state, &rect, &args.step, &claims);
+    step_claimed::<AHEAD>(&inner, &state, &rect, &args.step, &claims);
     if has_mirrors(&args.fields, &rect) {
         // The mirrored points are other threads'.
         sync_threads();

@@ -49,12 +49,15 @@ pub struct Options {
     /// see [`RANKS_WALK`], [`BLOCKS_WALK`]). `--batch`
     /// applies to the stride walk.
     pub walking: Walking,
+    /// The baseline's claims walk asks for each next chunk's lines ahead
+    /// (`--ahead`, with `--walk claims`); the rank kernel always does.
+    pub ahead: bool,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
     pub check: bool,
 }
 
-const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --walk claims|stride, --batch N, --overlap, --csv, --check | --no-check";
+const USAGE: &str = "options: --size N | --nx N --ny N, --iters N, --threads N, --ranks N, --procs-x N, --ranks-x N, --max-registers N, --walk claims|stride, --ahead, --batch N, --overlap, --csv, --check | --no-check";
 
 /// The dcuda program's geometry unless told otherwise (its fastest on an
 /// H100, `bench/results/2026-11-24-stencils-h100/`): one rank of 1024
@@ -108,6 +111,7 @@ impl Options {
             max_registers: defaults.max_registers,
             batch: defaults.batch,
             walking,
+            ahead: false,
             check: false,
         };
         let mut check = None;
@@ -133,6 +137,7 @@ impl Options {
                     let walks = [("claims", Walking::Claims), ("stride", Walking::Stride)];
                     o.walking = args.choice("--walk", &walks)?;
                 }
+                "--ahead" => o.ahead = true,
                 "--overlap" => o.overlap = true,
                 "--csv" => o.csv = true,
                 "--check" => check = Some(true),
@@ -157,6 +162,9 @@ impl Options {
             o.batch = b;
         }
         check_batch(o.batch)?;
+        if o.ahead && o.walking != Walking::Claims {
+            return Err("--ahead needs --walk claims: the stride walk does not ask ahead".into());
+        }
         if o.units == Some(0) || o.procs_x == 0 || o.ranks_x == Some(0) {
             return Err("--ranks, --procs-x and --ranks-x must be at least 1".into());
         }
@@ -283,6 +291,7 @@ impl Outcome {
             ("batch", o.batch.to_string()),
             ("max_registers", o.max_registers.to_string()),
             ("walk", format!("{:?}", o.walking).to_lowercase()),
+            ("ahead", o.ahead.to_string()),
         ])
     }
 }

@@ -172,7 +172,7 @@ pub fn aliev_panfilov(rank: &mut Rank, args: &PanfilovArgs) {
             rank.threads(|t| unsafe {
                 let thread = (t.index(), threads as u32);
                 let claims = Claims::at_step(RANK_CLAIMS.as_mut_ptr(), thread, &rect, k);
-                step_claimed(&inner, &(old, new, args.r), &rect, &args.step, &claims)
+                step_claimed::<true>(&inner, &(old, new, args.r), &rect, &args.step, &claims)
             })
         });
         // Packing reads points other threads computed (the notifications

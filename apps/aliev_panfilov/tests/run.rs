@@ -76,6 +76,9 @@ fn baselines_alone() {
         ]),
     );
     run(None, BASELINE, &with(&["--ranks", "2", "--threads", "64"]));
+    // The claims walk asking for its next chunks ahead, as the rank
+    // kernel's does.
+    run(None, BASELINE, &with(&["--ranks", "3", "--ahead"]));
 }
 
 #[test]
@@ -105,6 +108,8 @@ fn bad_decompositions_are_errors() {
     assert!(text.contains("--walk stride is the baseline's"), "{text}");
     let text = run_failing(DCUDA, &["--size", "8", "--batch", "2"], 4);
     assert!(text.contains("--batch 2 needs --walk stride"), "{text}");
+    let text = run_failing(DCUDA, &["--size", "8", "--ahead"], 4);
+    assert!(text.contains("--ahead is the baseline's"), "{text}");
     let text = run_failing(BASELINE, &["--size", "8", "--procs-x", "2"], 4);
     assert!(
         text.contains("--procs-x 2 does not divide 1 processes"),

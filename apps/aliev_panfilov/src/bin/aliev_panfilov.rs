@@ -13,7 +13,15 @@ fn main() {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let o = Options::parse(RANKS, RANKS_WALK)?;
+    let mut o = Options::parse(RANKS, RANKS_WALK)?;
+    if o.ahead {
+        return Err(
+            "--ahead is the baseline's: the rank kernel always asks for its next chunk's lines"
+                .into(),
+        );
+    }
+    // The report says what the rank kernel does.
+    o.ahead = true;
     if o.walking != Walking::Claims {
         // The stride walk stays the baseline's, to compare with.
         return Err("--walk stride is the baseline's: the rank kernel walks by claims".into());

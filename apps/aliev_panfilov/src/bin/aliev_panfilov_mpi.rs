@@ -12,8 +12,8 @@
 
 use aliev_panfilov_kernels::host::{check, initial, Options, Outcome, BLOCKS, BLOCKS_WALK};
 use aliev_panfilov_kernels::{
-    Fields, Layout, Rect, StepArgs, Walking, CLOCK_STAMP, PANFILOV_CLAIMED, PANFILOV_COLUMN,
-    PANFILOV_STEP_1, PANFILOV_STEP_2, PANFILOV_STEP_4, PANFILOV_STEP_8,
+    Fields, Layout, Rect, StepArgs, Walking, CLOCK_STAMP, PANFILOV_CLAIMED, PANFILOV_CLAIMED_AHEAD,
+    PANFILOV_COLUMN, PANFILOV_STEP_1, PANFILOV_STEP_2, PANFILOV_STEP_4, PANFILOV_STEP_8,
 };
 use app_support::report::Run;
 use app_support::{clock_stamp, Job, Res};
@@ -323,7 +323,11 @@ fn run() -> Res<()> {
 /// The step kernel of the walk and batch chosen.
 fn step_kernel(o: &Options) -> &'static Kernel<(StepArgs,)> {
     if o.walking == Walking::Claims {
-        return &PANFILOV_CLAIMED;
+        return if o.ahead {
+            &PANFILOV_CLAIMED_AHEAD
+        } else {
+            &PANFILOV_CLAIMED
+        };
     }
     match o.batch {
         1 => &PANFILOV_STEP_1,

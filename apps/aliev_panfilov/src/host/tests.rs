@@ -69,6 +69,12 @@ fn walks_are_chosen_by_name() {
     );
     let err = options(&["--walk"]).unwrap_err();
     assert!(err.starts_with("--walk needs a value;"), "{err}");
+    assert!(options(&["--ahead"]).unwrap().ahead);
+    let err = options(&["--walk", "stride", "--ahead"]).unwrap_err();
+    assert_eq!(
+        err,
+        "--ahead needs --walk claims: the stride walk does not ask ahead"
+    );
 }
 
 #[test]
@@ -115,6 +121,9 @@ fn the_csv_row_matches_its_header() {
     assert_eq!(lines.len(), 2, "{text}");
     let fields = |l: &str| l.split(',').count();
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
-    assert!(lines[0].contains("batch,max_registers,walk"), "{text}");
-    assert!(lines[1].ends_with(",claims"), "{text}");
+    assert!(
+        lines[0].contains("batch,max_registers,walk,ahead"),
+        "{text}"
+    );
+    assert!(lines[1].ends_with(",claims,false"), "{text}");
 }

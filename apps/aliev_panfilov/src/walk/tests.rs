@@ -96,8 +96,16 @@ fn both_walks(
                             .wrapping_add(k.wrapping_mul(Claims::per_step(rect, threads, lane))),
                     };
                     // SAFETY: each point is claimed by one thread; the
-                    // counters are atomics; nothing else runs.
-                    unsafe { step_claimed(fields, state, rect, s, &claims) };
+                    // counters are atomics; nothing else runs. Half the
+                    // threads ask for their next chunk's lines ahead, as
+                    // the rank kernel does: the same points, stepped alike.
+                    unsafe {
+                        if t % 2 == 0 {
+                            step_claimed::<true>(fields, state, rect, s, &claims)
+                        } else {
+                            step_claimed::<false>(fields, state, rect, s, &claims)
+                        }
+                    };
                 });
             }
         });
