@@ -92,6 +92,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
         &["atom.relaxed.sys.cas.b64"],
     ),
     ("probe_nanosleep", &["nanosleep.u32"]),
+    ("probe_prefetch_l1", &["prefetch.L1 ["]),
     ("probe_sqrt", &["sqrt.rn.f64"]),
     // The inline form (one space), not LLVM's own `mov.b64\t`.
     ("probe_opaque", &["mov.b64 %", "div.rn.f64"]),

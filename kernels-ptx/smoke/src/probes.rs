@@ -129,6 +129,11 @@ pub unsafe fn probe_nanosleep() {
 }
 
 #[kernel]
+pub unsafe fn probe_prefetch_l1(p: *const f64) {
+    arch::prefetch_l1(p);
+}
+
+#[kernel]
 pub unsafe fn probe_sqrt(x: f64, out: *mut f64) {
     *out = arch::sqrt(x);
 }
