@@ -77,14 +77,14 @@ fn baselines_alone() {
 /// kernel always does): bands of one row and of several, walked by chunks.
 #[test]
 fn baselines_prefetching() {
-    for ahead in ["1", "2"] {
-        let program = env!("CARGO_BIN_EXE_hdiff_mpi");
-        run(None, program, &with(&["--prefetch", ahead]));
-        run(
-            None,
-            program,
-            &with(&["--ranks", "3", "--chunk", "5", "--prefetch", ahead]),
-        );
+    let program = env!("CARGO_BIN_EXE_hdiff_mpi");
+    // Both batches that have prefetching kernels (the baseline's default
+    // is 2), one and two points ahead.
+    for (ahead, batch) in [("1", "1"), ("2", "1"), ("1", "2"), ("2", "2")] {
+        let asked = ["--prefetch", ahead, "--batch", batch];
+        run(None, program, &with(&asked));
+        let bands = ["--ranks", "3", "--chunk", "5"];
+        run(None, program, &with(&[&asked[..], &bands[..]].concat()));
     }
 }
 
