@@ -207,6 +207,10 @@ if want apps; then
       for v in hdiff hdiff_mpi "hdiff_mpi --overlap" "hdiff_mpi --threads 512" "hdiff_mpi --overlap --threads 512"; do
         row "$csv" "$v $nx×$ny×$nz np $n" mpi $n examples/$v --nx $nx --ny $ny --nz $nz --no-check
       done
+      # The rank kernel's loads cached in L1 as well, its default before
+      # 2026-11-30 (`--dlcm ca`): beside the scaling table, not in it.
+      mkdir -p "$res/variants"
+      row "$res/variants/hdiff.csv" "hdiff --dlcm ca $nx×$ny×$nz np $n" mpi $n examples/hdiff --nx $nx --ny $ny --nz $nz --dlcm ca --no-check
     done
   done
   csv=$res/apps/aliev_panfilov.csv

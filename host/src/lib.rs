@@ -40,7 +40,7 @@ pub use dcuda_device::{
 pub use error::{Error, Result};
 pub use launch::{Launch, LaunchConfig};
 pub use memory::{DeviceBuffer, MappedBuffer};
-pub use module::{LoadOptions, Module, Ptx};
+pub use module::{LoadCaching, LoadOptions, Module, Ptx};
 pub use run::{RankInfo, RankRun, RunConfig, RunReport, TimerRecord};
 pub use runtime::{DeviceInfo, Runtime, RuntimeBuilder};
 pub use stream::Stream;

@@ -149,8 +149,23 @@ impl Drop for Module {
     }
 }
 
+/// Where the GPU caches the global loads of a module that name no cache
+/// operator (`CU_JIT_CACHE_MODE`, ptxas's `-dlcm`): what a plain
+/// dereference of a device pointer in a kernel compiles to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadCaching {
+    /// The compiler's default: in L1 and L2 (`.ca`).
+    #[default]
+    L1AndL2,
+    /// In L2 only (`.cg`): L1 is left to local memory, where a rank
+    /// kernel at a register cap keeps part of its state, and to lines
+    /// asked for by hand (`prefetch_l1`). For kernels that stream data
+    /// they read once or reuse from L2 anyway.
+    L2Only,
+}
+
 /// How a module is compiled for the GPU when it is loaded. The emulator
-/// has no registers and ignores them.
+/// has no registers or caches and ignores them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// The most registers a thread of any kernel of the module may use
@@ -162,6 +177,8 @@ pub struct LoadOptions {
     /// lets more ranks fit; what does not fit in it spills to local
     /// memory, mostly on the runtime's slow paths.
     pub max_registers: Option<u32>,
+    /// Where plain global loads are cached; see [`LoadCaching`].
+    pub caching: LoadCaching,
 }
 
 impl LoadOptions {
@@ -169,6 +186,18 @@ impl LoadOptions {
     pub fn max_registers(mut self, n: u32) -> Self {
         self.max_registers = Some(n);
         self
+    }
+
+    /// Caches plain global loads as `caching` says.
+    pub fn caching(mut self, caching: LoadCaching) -> Self {
+        self.caching = caching;
+        self
+    }
+
+    /// Whether the options ask the driver to compile the PTX (SASS built
+    /// ahead takes none of them).
+    pub(crate) fn compiles(&self) -> bool {
+        *self != Self::default()
     }
 
     fn validate(&self) -> Result<()> {
@@ -194,7 +223,8 @@ impl Runtime {
     }
 
     /// [`load`](Self::load) with options for the GPU's JIT compiler (a
-    /// register cap compiles the PTX, even where there is SASS). Both wait
+    /// register cap or a caching other than the default compiles the PTX,
+    /// even where there is SASS). Both wait
     /// for a running rank kernel of this process to end, as
     /// [`alloc`](Self::alloc) does.
     pub fn load_with(&self, ptx: &Ptx, options: &LoadOptions) -> Result<Module> {

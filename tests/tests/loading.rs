@@ -1,8 +1,9 @@
 //! Loading a module: a GPU loads the SASS the build made for its
 //! architecture (`DCUDA_SASS`) and compiles the PTX where there is none or
-//! where a register cap asks for a compile; the kernels run either way.
+//! where a register cap or a load caching asks for a compile; the kernels
+//! run either way.
 
-use dcuda::{Backend, LaunchConfig, LoadOptions, Runtime};
+use dcuda::{Backend, LaunchConfig, LoadCaching, LoadOptions, Runtime};
 use dcuda_smoke_kernels::saxpy::SAXPY;
 
 #[test]
@@ -10,13 +11,18 @@ fn sass_where_the_build_made_it_else_the_ptx() {
     let rt = Runtime::new().unwrap();
     let ptx = dcuda_tests::smoke_ptx();
     let capped = LoadOptions::default().max_registers(64);
-    for (options, cap) in [(LoadOptions::default(), false), (capped, true)] {
+    let in_l2 = LoadOptions::default().caching(LoadCaching::L2Only);
+    for (options, compiled) in [
+        (LoadOptions::default(), false),
+        (capped, true),
+        (in_l2, true),
+    ] {
         let module = rt.load_with(&ptx, &options).unwrap();
-        let sass = rt.backend() == Backend::Gpu && ptx.has_sass(module.arch()) && !cap;
+        let sass = rt.backend() == Backend::Gpu && ptx.has_sass(module.arch()) && !compiled;
         assert_eq!(
             module.loaded_sass(),
             sass,
-            "sm_{}, cap {cap}",
+            "sm_{}, {options:?}",
             module.arch()
         );
         let n = 1000;

@@ -88,6 +88,15 @@ fn baselines_prefetching() {
     }
 }
 
+/// Both programs with the global loads cached where their defaults do not
+/// (the emulator has no caches; on a GPU the driver compiles the PTX).
+#[test]
+fn loads_cached_either_way() {
+    run(None, env!("CARGO_BIN_EXE_hdiff"), &with(&["--dlcm", "ca"]));
+    let baseline = env!("CARGO_BIN_EXE_hdiff_mpi");
+    run(None, baseline, &with(&["--dlcm", "cg", "--ranks", "3"]));
+}
+
 #[test]
 fn prefetch_is_the_baselines_option() {
     let text = run_failing(env!("CARGO_BIN_EXE_hdiff"), &with(&["--prefetch", "1"]), 4);

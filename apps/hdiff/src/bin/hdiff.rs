@@ -5,7 +5,7 @@
 
 use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
-use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS};
+use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS, RANK_CACHING};
 use hdiff_kernels::{HdiffArgs, Work, AHEAD, HDIFF};
 
 fn main() {
@@ -19,6 +19,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The report says what the rank kernel does.
     o.prefetch = AHEAD;
+    o.caching.get_or_insert(RANK_CACHING);
     let rt = Runtime::new()?;
     let module = rt.load_with(&dcuda::include_ptx!("hdiff_kernels"), &o.load_options())?;
     let procs = rt.job().map_or(1, |j| j.processes());

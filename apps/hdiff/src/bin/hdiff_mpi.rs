@@ -14,7 +14,7 @@ use app_support::report::Run;
 use app_support::{clock_stamp, Direction, Job, Res, RowHalos};
 use dcuda::Kernel;
 use dcuda::{DeviceBuffer, LaunchConfig, Module, Runtime, Stream};
-use hdiff_kernels::host::{check, Band, Options, Outcome, BLOCKS};
+use hdiff_kernels::host::{check, Band, Options, Outcome, BLOCKS, BLOCK_CACHING};
 use hdiff_kernels::{
     Shape, Stage, StageArgs, Work, CLOCK_STAMP, HDIFF_BANDS_1, HDIFF_BANDS_1P, HDIFF_BANDS_2,
     HDIFF_BANDS_2P, HDIFF_BANDS_4, HDIFF_BANDS_8, HDIFF_STAGE_1, HDIFF_STAGE_1P, HDIFF_STAGE_2,
@@ -154,7 +154,7 @@ impl Solver<'_> {
 }
 
 fn run() -> Res<()> {
-    let o = Options::parse(BLOCKS)?;
+    let mut o = Options::parse(BLOCKS)?;
     if o.prefetch != 0 && o.batch > 2 {
         return Err(format!(
             "--prefetch {} needs --batch 1 or 2 (got --batch {}): only those kernels ask ahead",
@@ -164,7 +164,11 @@ fn run() -> Res<()> {
     }
     let rt = Runtime::new()?;
     // No register cap: the cap is for the rank kernel (`--max-registers`).
-    let module = rt.load(&dcuda::include_ptx!("hdiff_kernels"))?;
+    let caching = *o.caching.get_or_insert(BLOCK_CACHING);
+    let module = rt.load_with(
+        &dcuda::include_ptx!("hdiff_kernels"),
+        &dcuda::LoadOptions::default().caching(caching),
+    )?;
     let job = Job::of(&rt);
     let blocks = match o.units {
         Some(n) => n,

@@ -48,6 +48,9 @@ fn bad_options_are_named() {
     assert!(options(&["--bogus"])
         .unwrap_err()
         .contains("unknown option `--bogus`"));
+    assert!(options(&["--dlcm", "cs"])
+        .unwrap_err()
+        .starts_with("--dlcm: `cs` is not one of ca, cg"));
     assert!(
         options(&["--nx", "16", "--ny", "8", "--nz", "2", "--iters", "3"])
             .unwrap()
@@ -79,6 +82,18 @@ fn the_csv_row_matches_its_header() {
     let fields = |l: &str| l.split(',').count();
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
     assert!(lines[0].contains("batch,max_registers"), "{text}");
+    assert!(lines[0].ends_with(",dlcm") && lines[1].ends_with(",default"), "{text}");
+}
+
+#[test]
+fn dlcm_names_where_loads_are_cached() {
+    let caching = |d| options(&["--dlcm", d]).unwrap().caching;
+    assert_eq!(caching("ca"), Some(LoadCaching::L1AndL2));
+    assert_eq!(caching("cg"), Some(LoadCaching::L2Only));
+    assert_eq!(options(&[]).unwrap().caching, None);
+    let loads = |args: &[&str]| options(args).unwrap().load_options().caching;
+    assert_eq!(loads(&[]), RANK_CACHING);
+    assert_eq!(loads(&["--dlcm", "ca"]), LoadCaching::L1AndL2);
 }
 
 #[test]

@@ -323,8 +323,8 @@ impl Device for GpuDevice {
 
     fn load(&self, ptx: &Ptx, options: &LoadOptions) -> Result<(u32, bool, Box<dyn LoadedModule>)> {
         let v = ptx.select(Some(self.compute_capability))?;
-        // SASS cannot take JIT options: a register cap compiles the PTX.
-        let sass = v.sass.filter(|_| options.max_registers.is_none());
+        // SASS cannot take JIT options: any compiles the PTX.
+        let sass = v.sass.filter(|_| !options.compiles());
         let image = match sass {
             Some(cubin) => module::Image::Sass(cubin),
             None => module::Image::Ptx(v.text),

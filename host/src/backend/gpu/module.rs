@@ -4,7 +4,7 @@
 use super::{check, GpuContext};
 use crate::backend::{Body, LoadedModule, Running, Shape};
 use crate::error::{Error, Result};
-use crate::module::LoadOptions;
+use crate::module::{LoadCaching, LoadOptions};
 use cudarc::driver::{result, sys};
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
@@ -64,6 +64,10 @@ impl GpuModule {
         if let Some(n) = load.max_registers {
             options.push(sys::CUjit_option::CU_JIT_MAX_REGISTERS);
             values.push(n as usize as *mut c_void);
+        }
+        if load.caching == LoadCaching::L2Only {
+            options.push(sys::CUjit_option::CU_JIT_CACHE_MODE);
+            values.push(sys::CUjit_cacheMode::CU_JIT_CACHE_OPTION_CG as usize as *mut c_void);
         }
         let mut module = MaybeUninit::uninit();
         // SAFETY: the option arrays and log buffer outlive the call.
