@@ -82,7 +82,10 @@ fn the_csv_row_matches_its_header() {
     let fields = |l: &str| l.split(',').count();
     assert_eq!(fields(lines[0]), fields(lines[1]), "{text}");
     assert!(lines[0].contains("batch,max_registers"), "{text}");
-    assert!(lines[0].ends_with(",dlcm") && lines[1].ends_with(",default"), "{text}");
+    assert!(
+        lines[0].ends_with(",dlcm") && lines[1].ends_with(",default"),
+        "{text}"
+    );
 }
 
 #[test]
