@@ -199,6 +199,7 @@ if want apps; then
   [ "$gpus" -ge 4 ] && four_hdiff=("4 128 320 26" "4 128 1280 26" "4 512 1280 32" "4 512 5120 32") \
     && four_ap=("4 4096 4096" "4 4096 16384")
   csv=$res/apps/hdiff.csv
+  mkdir -p "$res/variants"
   for rep in $(seq "$REPS2"); do
     for cfg in "1 128 320 26" "2 128 320 26" "2 128 640 26" "1 512 1280 32" "2 512 2560 32" "${four_hdiff[@]}"; do
       read -r n nx ny nz <<< "$cfg"
@@ -209,7 +210,6 @@ if want apps; then
       done
       # The rank kernel's loads cached in L1 as well, its default before
       # 2026-11-30 (`--dlcm ca`): beside the scaling table, not in it.
-      mkdir -p "$res/variants"
       row "$res/variants/hdiff.csv" "hdiff --dlcm ca $nx×$ny×$nz np $n" mpi $n examples/hdiff --nx $nx --ny $ny --nz $nz --dlcm ca --no-check
     done
   done

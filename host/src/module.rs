@@ -189,6 +189,14 @@ impl LoadOptions {
     }
 
     /// Caches plain global loads as `caching` says.
+    ///
+    /// ```
+    /// use dcuda::{LoadCaching, LoadOptions};
+    /// // A streaming kernel that asks for its own lines in L1.
+    /// let options = LoadOptions::default().caching(LoadCaching::L2Only);
+    /// assert_eq!(options.caching, LoadCaching::L2Only);
+    /// assert_eq!(LoadOptions::default().caching, LoadCaching::L1AndL2);
+    /// ```
     pub fn caching(mut self, caching: LoadCaching) -> Self {
         self.caching = caching;
         self
