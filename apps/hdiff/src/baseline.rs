@@ -2,7 +2,7 @@
 //! rank kernel, launched once per stage over a band of rows split among
 //! the blocks as the rank kernel splits them among ranks.
 
-use crate::compute::{fluxes, laplacian, output, Shape, Span, Walk, Work};
+use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
 use dcuda_device::kernel::KernelParam;
 use dcuda_device::{kernel, DeviceSlice};
@@ -34,7 +34,7 @@ pub struct StageArgs {
     /// Which stage ([`Stage`] as a number).
     pub stage: u32,
     /// The rows the launch computes (`first..end`, row indices of the
-    /// fields), split evenly among its blocks by points ([`Span::part`]).
+    /// fields), split evenly among its blocks.
     pub first: u32,
     /// See `first`.
     pub end: u32,
@@ -49,15 +49,15 @@ pub struct StageArgs {
 unsafe impl KernelParam for StageArgs {}
 
 // ANCHOR: stage
-/// One stage over rows `s.first..s.end` split by points among the blocks,
-/// a thread loading `batch` points
+/// One stage over rows `s.first..s.end`, a thread loading `batch` points
 /// before it stores any, and walking a band of rows by chunks of
 /// `s.chunk` points if `chunked` (else row by row: a walk by chunks costs
 /// registers, and so occupancy, that a block of one row has no use for).
 #[inline(always)]
 unsafe fn stage(s: StageArgs, batch: u32, chunked: bool, prefetched: bool) {
-    let rows = (s.first as usize, s.end as usize);
-    let span = Span::part(s.shape, rows, grid_dim().x, block_idx().x);
+    let (b, blocks) = (block_idx().x, grid_dim().x);
+    let (lo, hi) = split(s.end - s.first, blocks, b);
+    let rows = ((s.first + lo) as usize, (s.first + hi) as usize);
     let walk = Walk {
         thread: thread_idx().x as usize,
         threads: block_dim().x as usize,
@@ -66,9 +66,9 @@ unsafe fn stage(s: StageArgs, batch: u32, chunked: bool, prefetched: bool) {
         prefetch: if prefetched { s.prefetch } else { 0 },
     };
     match s.stage {
-        0 => laplacian(s.shape, s.inp, s.work.lap, span, walk),
-        1 => fluxes(s.shape, s.inp, s.work, span, walk),
-        _ => output(s.shape, s.inp, s.work, s.out, span, walk),
+        0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),
+        1 => fluxes(s.shape, s.inp, s.work, rows, walk),
+        _ => output(s.shape, s.inp, s.work, s.out, rows, walk),
     }
 }
 

@@ -16,48 +16,6 @@ pub fn split(n: u32, parts: u32, i: u32) -> (u32, u32) {
     (at(i), at(i + 1))
 }
 
-/// The points `first..end` of a process's fields (indices into them) that
-/// a rank or block computes: whole rows, or a part of a band of rows split
-/// evenly by points ([`Span::part`]), so that no rank waits on another
-/// for the rest of a row it does not have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    /// The first point.
-    pub first: usize,
-    /// One past the last.
-    pub end: usize,
-}
-
-impl Span {
-    /// Rows `rows.0..rows.1`, whole.
-    #[inline(always)]
-    pub fn rows(shape: Shape, rows: (usize, usize)) -> Span {
-        let w = shape.width();
-        Span {
-            first: rows.0 * w,
-            end: rows.1 * w,
-        }
-    }
-
-    /// Part `i` of `parts` of rows `rows.0..rows.1`, split evenly by
-    /// points at multiples of 32 points where the rows' width allows (a
-    /// warp's loads then start on a line; else of the largest power of two
-    /// dividing it). With no more parts than rows every part holds at
-    /// least a row's points, so the points a row above or below any of its
-    /// points lie in its own part or its neighbours'.
-    #[inline(always)]
-    pub fn part(shape: Shape, rows: (usize, usize), parts: u32, i: u32) -> Span {
-        let w = shape.width();
-        let quantum = 1 << w.trailing_zeros().min(5);
-        let quanta = (rows.1 - rows.0) * w / quantum;
-        let at = |i: u32| rows.0 * w + (i as u64 * quanta as u64 / parts as u64) as usize * quantum;
-        Span {
-            first: at(i),
-            end: at(i + 1),
-        }
-    }
-}
-
 /// The shape of a process's fields.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -137,14 +95,14 @@ pub struct Walk {
 }
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
-/// for this thread's points of `span` whose column is in `xs`, and
+/// for this thread's points of rows `rows` whose column is in `xs`, and
 /// `store` with each result, as `walk` says. `ahead(c)` names the lines
 /// the stencil at `c` reads, for `walk.prefetch`: five, repeated where a
 /// stencil reads fewer (one type for the three stencils).
 #[inline(always)]
 fn each_point<V: Copy + Default>(
     shape: Shape,
-    span: Span,
+    rows: (usize, usize),
     xs: (u32, u32),
     walk: Walk,
     (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
@@ -152,10 +110,10 @@ fn each_point<V: Copy + Default>(
 ) {
     let fns = (load, ahead);
     match walk.batch {
-        1 => batched::<V, 1>(shape, span, xs, walk, fns, store),
-        2 => batched::<V, 2>(shape, span, xs, walk, fns, store),
-        4 => batched::<V, 4>(shape, span, xs, walk, fns, store),
-        _ => batched::<V, 8>(shape, span, xs, walk, fns, store),
+        1 => batched::<V, 1>(shape, rows, xs, walk, fns, store),
+        2 => batched::<V, 2>(shape, rows, xs, walk, fns, store),
+        4 => batched::<V, 4>(shape, rows, xs, walk, fns, store),
+        _ => batched::<V, 8>(shape, rows, xs, walk, fns, store),
     }
 }
 
@@ -163,7 +121,7 @@ fn each_point<V: Copy + Default>(
 #[inline(always)]
 fn batched<V: Copy + Default, const B: usize>(
     shape: Shape,
-    span: Span,
+    rows: (usize, usize),
     xs: (u32, u32),
     Walk {
         thread,
@@ -178,21 +136,16 @@ fn batched<V: Copy + Default, const B: usize>(
     let w = shape.width();
     // A chunk of 0 known at compile time leaves the loop of rows alone.
     let chunk = if chunk == 0 { w } else { chunk as usize };
-    // The span's rows; the first and the last may be parts.
-    let (first_row, end_row) = (span.first / w, span.end.div_ceil(w));
     let mut from = 0;
     while from < w {
         let to = w.min(from + chunk);
-        let mut j = first_row;
-        while j < end_row {
-            let row = j * w;
-            let lo = from.max(span.first.saturating_sub(row));
-            let hi = to.min(span.end - row);
-            let mut e = lo + thread;
-            while e < hi {
+        let mut j = rows.0;
+        while j < rows.1 {
+            let mut e = from + thread;
+            while e < to {
                 let next = e + prefetch as usize * B * threads;
-                if prefetch != 0 && next < hi {
-                    for p in ahead(row + next) {
+                if prefetch != 0 && next < to {
+                    for p in ahead(j * w + next) {
                         // SAFETY: the lines of a point of the band, which
                         // the stencil reads later.
                         unsafe { arch::prefetch_l1(p) }
@@ -202,8 +155,8 @@ fn batched<V: Copy + Default, const B: usize>(
                 for (k, p) in points.iter_mut().enumerate() {
                     let at = e + k * threads;
                     let x = at as u32 % shape.nx;
-                    if at < hi && x >= xs.0 && x < xs.1 {
-                        *p = (row + at, x, true, load(row + at, x));
+                    if at < to && x >= xs.0 && x < xs.1 {
+                        *p = (j * w + at, x, true, load(j * w + at, x));
                     }
                 }
                 for (c, x, live, v) in points {
@@ -220,37 +173,35 @@ fn batched<V: Copy + Default, const B: usize>(
 }
 // ANCHOR_END: walk
 
-/// Checks once that `span` and the rows beside it lie within every
+/// Checks once that rows `rows` and their neighbours lie within every
 /// field: the stencils below index within that.
 #[inline(always)]
-fn check(shape: Shape, span: Span, fields: &[DeviceSlice<f64>]) {
-    let w = shape.width();
+fn check(shape: Shape, rows: (usize, usize), fields: &[DeviceSlice<f64>]) {
     assert!(
         shape.nx >= 5
-            && span.first >= w
-            && span.first <= span.end
-            && span.end + w <= shape.len()
+            && rows.0 >= 1
+            && rows.0 <= rows.1
+            && rows.1 < shape.rows as usize
             && fields.iter().all(|f| f.len() >= shape.len()),
-        "hdiff: points outside the fields"
+        "hdiff: rows outside the fields"
     );
 }
 
 // ANCHOR: stencils
-/// Stage 1, the Laplacian of `inp` at the points of `span` in columns 1
-/// to `nx − 2`.
+/// Stage 1, the Laplacian of `inp` in rows `rows`, columns 1 to `nx − 2`.
 ///
 /// # Safety
-/// While it runs, nothing writes `inp` from a row before `span` to a row
-/// after it, or touches this thread's points of `lap`.
+/// While it runs, nothing writes rows `rows.0 − 1 ..= rows.1` of `inp` or
+/// touches this thread's points of `lap`.
 #[inline(always)]
 pub unsafe fn laplacian(
     shape: Shape,
     inp: DeviceSlice<f64>,
     lap: DeviceSlice<f64>,
-    span: Span,
+    rows: (usize, usize),
     walk: Walk,
 ) {
-    check(shape, span, &[inp, lap]);
+    check(shape, rows, &[inp, lap]);
     let (w, i, l) = (shape.width(), inp.as_ptr(), lap.as_mut_ptr());
     let stencil = |c: usize, _| {
         let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
@@ -259,7 +210,7 @@ pub unsafe fn laplacian(
     let ahead = |c: usize| [i.add(c - w), i.add(c), i.add(c + w), i.add(c), i.add(c)];
     each_point(
         shape,
-        span,
+        rows,
         (1, shape.nx - 1),
         walk,
         (stencil, ahead),
@@ -279,15 +230,21 @@ fn limit(flux: f64, gradient: f64) -> f64 {
 }
 
 /// Stage 2, the limited fluxes in x (columns 1 to `nx − 3`) and y
-/// (columns 2 to `nx − 3`) at the points of `span`; reads `lap` there and
-/// a row after.
+/// (columns 2 to `nx − 3`) in rows `rows`; reads `lap` of rows `rows` and
+/// the row after.
 ///
 /// # Safety
-/// While it runs, nothing writes `inp` and `lap` from `span` to a row
-/// after it, or touches this thread's points of `flx` and `fly`.
+/// While it runs, nothing writes rows `rows.0 ..= rows.1` of `inp` and
+/// `lap` or touches this thread's points of `flx` and `fly`.
 #[inline(always)]
-pub unsafe fn fluxes(shape: Shape, inp: DeviceSlice<f64>, work: Work, span: Span, walk: Walk) {
-    check(shape, span, &[inp, work.lap, work.flx, work.fly]);
+pub unsafe fn fluxes(
+    shape: Shape,
+    inp: DeviceSlice<f64>,
+    work: Work,
+    rows: (usize, usize),
+    walk: Walk,
+) {
+    check(shape, rows, &[inp, work.lap, work.flx, work.fly]);
     let w = shape.width();
     let (i, l) = (inp.as_ptr(), work.lap.as_ptr());
     let (fx, fy) = (work.flx.as_mut_ptr(), work.fly.as_mut_ptr());
@@ -303,7 +260,7 @@ pub unsafe fn fluxes(shape: Shape, inp: DeviceSlice<f64>, work: Work, span: Span
     let ahead = |c: usize| [l.add(c), l.add(c + w), i.add(c), i.add(c + w), i.add(c)];
     each_point(
         shape,
-        span,
+        rows,
         (1, shape.nx - 2),
         walk,
         (stencil, ahead),
@@ -316,13 +273,13 @@ pub unsafe fn fluxes(shape: Shape, inp: DeviceSlice<f64>, work: Work, span: Span
     );
 }
 
-/// Stage 3, the output at the points of `span`: `inp` minus the
-/// coefficient times the divergence of the fluxes inside the frame, `inp`
-/// on it. Reads `fly` there and a row before.
+/// Stage 3, the output in rows `rows`: `inp` minus the coefficient times
+/// the divergence of the fluxes inside the frame, `inp` on it. Reads
+/// `fly` of rows `rows` and the row before.
 ///
 /// # Safety
-/// While it runs, nothing writes `fly` from a row before `span` to its
-/// end, `inp` and `flx` in `span`, or touches this thread's points of
+/// While it runs, nothing writes rows `rows.0 − 1 .. rows.1` of `fly`,
+/// rows `rows` of `inp` and `flx`, or touches this thread's points of
 /// `out`.
 #[inline(always)]
 pub unsafe fn output(
@@ -330,10 +287,10 @@ pub unsafe fn output(
     inp: DeviceSlice<f64>,
     work: Work,
     out: DeviceSlice<f64>,
-    span: Span,
+    rows: (usize, usize),
     walk: Walk,
 ) {
-    check(shape, span, &[inp, work.flx, work.fly, work.coeff, out]);
+    check(shape, rows, &[inp, work.flx, work.fly, work.coeff, out]);
     let w = shape.width();
     let (i, k, o) = (inp.as_ptr(), work.coeff.as_ptr(), out.as_mut_ptr());
     let (fx, fy) = (work.flx.as_ptr(), work.fly.as_ptr());
@@ -348,7 +305,7 @@ pub unsafe fn output(
     let ahead = |c: usize| [fx.add(c), fy.add(c), fy.add(c - w), i.add(c), k.add(c)];
     each_point(
         shape,
-        span,
+        rows,
         (0, shape.nx),
         walk,
         (stencil, ahead),

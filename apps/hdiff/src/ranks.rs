@@ -3,7 +3,7 @@
 //! has computed them: a notification to a neighbour in the same process,
 //! a notified put to another process or across the periodic wrap.
 
-use crate::compute::{fluxes, laplacian, output, split, Shape, Span, Walk, Work};
+use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
 /// Arguments of [`hdiff`](HDIFF).
@@ -57,16 +57,14 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     let w = shape.width();
     // The process's rows start at its first rank's; the world's ranks of
     // one process are consecutive.
-    let (local, here) = (rank.device().rank(), rank.device().size());
-    let base = split(args.ny, n, me - local).0;
+    let base = split(args.ny, n, me - rank.device().rank()).0;
     let (start, end) = split(args.ny, n, me);
     let (above, below) = ((me + n - 1) % n, (me + 1) % n);
     let rows_above = split(args.ny, n, above);
     let bottom_halo_above = (rows_above.1 - rows_above.0 + 1) as usize * w;
 
-    // Each rank's windows are its rows of the world's split and two halo
-    // rows: the targets of the puts to other processes and across the
-    // wrap, which only a process's first and last rank receive.
+    // Each rank's windows are its rows and two halo rows, the targets of
+    // the puts to other processes and across the wrap.
     let (lo, hi) = ((start - base) as usize, (end - base) as usize);
     let window = |field: DeviceSlice<f64>| field.slice(lo * w..(hi + 2) * w);
     let states = [
@@ -75,14 +73,13 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     ];
     let lap_win = rank.win_create(world, window(args.work.lap));
     let fly_win = rank.win_create(world, window(args.work.fly));
-    // Within the process the fields are shared: its ranks split its rows
-    // by points, evenly (the world's split by rows leaves some a row
-    // more), and a halo for a neighbour there needs only its
-    // notification. The first and the last rank of the process put theirs
-    // (to another process, or across the periodic wrap, where the halo row
-    // is a copy): the process's first and last rows, whole in their parts.
-    let rows = (1, shape.rows as usize - 1);
-    let span = Span::part(shape, rows, here, local);
+    // The rank's rows in the process's fields.
+    let rows = (lo + 1, hi + 1);
+    // Within the process the fields are shared, so a halo for a neighbour
+    // there needs only its notification; the first and the last rank of
+    // the process put theirs (to another process, or across the periodic
+    // wrap, where the halo row is a copy).
+    let (local, here) = (rank.device().rank(), rank.device().size());
     let (up_here, down_here) = (local > 0, local + 1 < here);
     let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
     let threads = rank.threads_per_rank() as usize;
@@ -111,13 +108,12 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         } else {
             (args.b, args.a)
         };
-        // SAFETY (the three stages): a rank writes only its points of a
-        // field and reads them and the points a row beside them, which its
-        // neighbours' notifications (the waits before) made current; a
-        // neighbour writes them again only after notifications that this
-        // rank sends after reading them.
+        // SAFETY (the three stages): a rank writes only its rows of a field
+        // and reads its rows and the halos that the waits before made
+        // current; a neighbour writes them again only after notifications
+        // that this rank sends after reading them.
         rank.trace("laplacian", |rank| {
-            rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, span, walk(t)) })
+            rank.threads(|t| unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) })
         });
         // Fluxes in y need the Laplacian of the row below the band.
         if up_here {
@@ -127,7 +123,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         }
         rank.wait_notifications(tag(LAP, k), 1);
         rank.trace("fluxes", |rank| {
-            rank.threads(|t| unsafe { fluxes(shape, inp, work, span, walk(t)) })
+            rank.threads(|t| unsafe { fluxes(shape, inp, work, rows, walk(t)) })
         });
         // The output needs the y flux of the row above the band.
         if down_here {
@@ -137,7 +133,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         }
         rank.wait_notifications(tag(FLY, k), 1);
         rank.trace("output", |rank| {
-            rank.threads(|t| unsafe { output(shape, inp, work, out, span, walk(t)) })
+            rank.threads(|t| unsafe { output(shape, inp, work, out, rows, walk(t)) })
         });
         // The next Laplacian needs the new state of the rows on both sides.
         let next = (k as usize + 1) % 2;

@@ -53,21 +53,6 @@ fn hdiff_bands_of_one_and_two_rows() {
     run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &rows("7", "3"));
 }
 
-/// Rows of 64 points split at multiples of 32 (a warp's lines): 7 rows
-/// over 3 ranks, parts of 2, 2½ and 2½ rows; a rank's first or last row
-/// is then shared with its neighbour.
-#[test]
-fn hdiff_parts_of_rows() {
-    let grid = ["--nx", "16", "--ny", "7", "--nz", "4", "--iters", "5"];
-    let parts = [&grid[..], &["--threads", "32", "--ranks", "3"]].concat();
-    run(None, env!("CARGO_BIN_EXE_hdiff"), &parts);
-    run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &parts);
-    // The baseline's blocks split by points too, and may outnumber the rows.
-    let blocks = [&grid[..], &["--threads", "32", "--ranks", "9"]].concat();
-    run(None, env!("CARGO_BIN_EXE_hdiff_mpi"), &blocks);
-    run(Some(2), env!("CARGO_BIN_EXE_hdiff_mpi"), &blocks);
-}
-
 #[test]
 fn hdiff_spans_two_processes() {
     let text = run(Some(2), env!("CARGO_BIN_EXE_hdiff"), &GRID);

@@ -187,13 +187,11 @@ fn run() -> Res<()> {
         o.chunk != 0 && blocks * (job.procs as u32) < o.ny,
         o.prefetch,
     );
-    // Blocks split a process's rows by points, so they may outnumber
-    // them; the processes split the rows whole.
     let total = blocks * job.procs as u32;
-    if job.procs as u32 > o.ny {
+    if total > o.ny {
         return Err(format!(
-            "{} processes for {} rows: every process needs a row",
-            job.procs, o.ny
+            "{total} blocks for {} rows: every block needs a row (pass --ranks)",
+            o.ny
         )
         .into());
     }

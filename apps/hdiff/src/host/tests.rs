@@ -1,6 +1,5 @@
 //! The host side's unit tests: options, the reference and check, the report.
 use super::*;
-use crate::compute::Span;
 
 fn options(args: &[&str]) -> Result<Options, String> {
     Options::from_args(args.iter().map(|a| a.to_string()), RANKS)
@@ -118,34 +117,4 @@ fn ranks_take_the_threads_that_split_the_rows_evenly() {
     // Threads of which no rank fits are passed over.
     let no_1024 = |threads: u32| if threads == 1024 { 0 } else { h200(threads) };
     assert_eq!(balanced_threads(1280, no_1024), 512);
-}
-
-#[test]
-fn parts_cover_the_rows_evenly_from_a_row_each() {
-    for (nx, nz) in [(16, 4), (13, 3), (128, 26), (20, 2)] {
-        let shape = Shape { nx, nz, rows: 0 };
-        let w = shape.width();
-        let quantum = if w % 32 == 0 {
-            32
-        } else {
-            1 << w.trailing_zeros()
-        };
-        for rows in 1..12usize {
-            for parts in 1..=rows as u32 {
-                let spans: Vec<Span> = (0..parts)
-                    .map(|i| Span::part(shape, (1, rows + 1), parts, i))
-                    .collect();
-                assert_eq!(spans[0].first, w);
-                assert_eq!(spans[parts as usize - 1].end, (rows + 1) * w);
-                for (a, b) in spans.iter().zip(&spans[1..]) {
-                    assert_eq!(a.end, b.first, "{nx}x{nz}, {rows} rows, {parts} parts");
-                }
-                let sizes = spans.iter().map(|s| s.end - s.first);
-                let (least, most) = (sizes.clone().min().unwrap(), sizes.max().unwrap());
-                assert!(least >= w, "a part of less than a row: {spans:?}");
-                assert!(most - least <= quantum, "uneven: {spans:?}");
-                assert!(spans.iter().all(|s| s.first % quantum == 0));
-            }
-        }
-    }
 }
