@@ -63,6 +63,7 @@ pub struct Options {
 
 const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --prefetch N, --dlcm ca|cg, --overlap, --csv, --check | --no-check";
 
+// ANCHOR: caching
 /// Where the rank kernel's plain global loads are cached unless told: in
 /// L2 only. A rank of 1024 threads at 64 registers keeps part of its
 /// state on its stack, which L1 then keeps; its stencils ask for their
@@ -70,6 +71,7 @@ const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ra
 /// faster at 128×320×26 and changed nothing at 512×1280×32
 /// (`bench/results/2026-11-30-hdiff-dlcm-h200/`).
 pub const RANK_CACHING: LoadCaching = LoadCaching::L2Only;
+// ANCHOR_END: caching
 
 /// The baseline's: the compiler's default, its faster.
 pub const BLOCK_CACHING: LoadCaching = LoadCaching::L1AndL2;
@@ -150,12 +152,14 @@ impl Options {
         Ok(o)
     }
 
+    // ANCHOR: load_options
     /// How the dcuda program loads its module.
     pub fn load_options(&self) -> dcuda::LoadOptions {
         dcuda::LoadOptions::default()
             .max_registers(self.max_registers)
             .caching(self.caching.unwrap_or(RANK_CACHING))
     }
+    // ANCHOR_END: load_options
 
     /// Elements of a row (`nz · nx`).
     pub fn width(&self) -> usize {
