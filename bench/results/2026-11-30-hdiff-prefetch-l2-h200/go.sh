@@ -18,7 +18,7 @@ cases=(
   "small|mpi t512|hdiff_mpi|$small --threads 512"
   "big|L1 (f298d39)|hdiff|$big"
   "big|L2|hdiff_pf2|$big"
-  "big|L2, dlcm ca|hdiff_pf2|$big --dlcm ca"
+  "big|L2 dlcm ca|hdiff_pf2|$big --dlcm ca"
   "big|mpi|hdiff_mpi|$big"
 )
 run "check L2 512x1280x32, 6 iterations" examples/hdiff_pf2 $big --iters 6 --check
