@@ -32,6 +32,8 @@ summary() {
 # failure goes to $o/log. stderr goes to $o/err.log.
 named_row() {
   local csv=$1 name=$2 n=$3; shift 3
+  # The name becomes a bare CSV field: a comma would shift the row.
+  case $name in *,*) echo "FAIL $name (a comma in a row's name)" >> "$o/log"; return 1 ;; esac
   local cmd=("$@")
   [ "$n" -gt 1 ] && cmd=(mpirun --allow-run-as-root --bind-to "${BIND:-none}" -np "$n" "$@")
   if timeout "${ROW_LIMIT:-120}" "${cmd[@]}" --csv > /tmp/row.csv 2>>"$o/err.log"; then
