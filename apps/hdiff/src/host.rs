@@ -38,11 +38,15 @@ pub struct Options {
     /// Print a CSV header and row instead of a sentence (`--csv`).
     pub csv: bool,
     /// The most registers a thread of the dcuda program may use
-    /// (`--max-registers`; default: [`RANKS`], [`BLOCKS`]); the baseline loads
+    /// (`--max-registers`; default: [`RANKS`], raised on a GPU as far as
+    /// its ranks still fit, see `registers_to_share`); the baseline loads
     /// uncapped.
     pub max_registers: u32,
-    /// Points a thread loads before it stores any (`--batch`: 1, 2, 4 or
-    /// 8; default: each program's fastest on an H100, see [`RANKS`], [`BLOCKS`]).
+    /// Whether `--max-registers` was given.
+    pub max_registers_given: bool,
+    /// Points a thread of the baseline loads before it stores any
+    /// (`--batch`: 1, 2, 4 or 8; default [`BLOCKS`]); the rank kernel walks
+    /// one point at a time and the dcuda program refuses another.
     pub batch: u32,
     /// Points of a row a rank or block walks down its rows before the
     /// next ones (`--chunk`, 0 for whole rows; see `Walk`).
@@ -100,6 +104,7 @@ impl Options {
             overlap: false,
             csv: false,
             max_registers: defaults.max_registers,
+            max_registers_given: false,
             batch: defaults.batch,
             chunk: CHUNK,
             prefetch: 0,
@@ -120,7 +125,10 @@ impl Options {
                     o.threads_given = true;
                 }
                 "--ranks" => o.units = Some(number("--ranks")?),
-                "--max-registers" => o.max_registers = number("--max-registers")?,
+                "--max-registers" => {
+                    o.max_registers = number("--max-registers")?;
+                    o.max_registers_given = true;
+                }
                 "--batch" => o.batch = number("--batch")?,
                 "--chunk" => o.chunk = number("--chunk")?,
                 "--prefetch" => o.prefetch = number("--prefetch")?,

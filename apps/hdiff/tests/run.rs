@@ -107,6 +107,12 @@ fn prefetch_is_the_baselines_option() {
 }
 
 #[test]
+fn batch_is_the_baselines_option() {
+    let text = run_failing(env!("CARGO_BIN_EXE_hdiff"), &with(&["--batch", "2"]), 4);
+    assert!(text.contains("--batch 2 is the baseline's"), "{text}");
+}
+
+#[test]
 fn baselines_span_two_processes() {
     let text = run(
         Some(2),

@@ -24,6 +24,22 @@ pub fn ranks_that_fit<A: RankArgs>(
     }
 }
 
+/// 32-bit registers an SM holds: 65,536 on every GPU from Volta to
+/// Blackwell.
+const REGISTERS_PER_SM: u32 = 65_536;
+
+/// The most registers a thread may use while `ranks` ranks of `threads`
+/// threads still share `multiprocessors` SMs (the most on any one SM:
+/// `ranks` over the SMs, rounded up), in the steps of 8 that the hardware
+/// allocates; at most 255, the architecture's limit. A cap the kernel does
+/// not reach changes nothing; a lower one spills. One rank of 1024 threads
+/// an SM gets 64; three ranks of 256, 80.
+pub fn registers_to_share(ranks: u32, threads: u32, multiprocessors: u32) -> u32 {
+    let per_sm = ranks.div_ceil(multiprocessors.max(1)).max(1);
+    let cap = REGISTERS_PER_SM / (per_sm * threads.max(1));
+    (cap / 8 * 8).min(255)
+}
+
 /// How many blocks of `threads` fit on the device at once, or an error
 /// when none does.
 pub fn blocks_that_fit<A: KernelArgs>(
@@ -60,4 +76,24 @@ pub unsafe fn clock_stamp(
         (stamps.slice(), at),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registers_to_share;
+
+    #[test]
+    fn registers_left_to_each_thread_of_the_ranks_an_sm_holds() {
+        // One H200: 132 SMs.
+        assert_eq!(registers_to_share(132, 1024, 132), 64);
+        assert_eq!(registers_to_share(320, 256, 132), 80);
+        assert_eq!(registers_to_share(160, 512, 132), 64);
+        assert_eq!(registers_to_share(264, 512, 132), 64);
+        // Fewer ranks than SMs: one an SM, the cap bounded by the hardware.
+        assert_eq!(registers_to_share(4, 128, 132), 255);
+        assert_eq!(registers_to_share(4, 256, 132), 255);
+        assert_eq!(registers_to_share(1, 1024, 132), 64);
+        // Many ranks an SM: the 8-register steps round down.
+        assert_eq!(registers_to_share(132 * 7, 128, 132), 72);
+    }
 }

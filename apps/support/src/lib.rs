@@ -18,7 +18,7 @@ mod job;
 pub mod report;
 pub mod testing;
 
-pub use device::{blocks_that_fit, clock_stamp, ranks_that_fit};
+pub use device::{blocks_that_fit, clock_stamp, ranks_that_fit, registers_to_share};
 pub use halos::{Direction, RowHalos};
 pub use job::Job;
 
