@@ -58,7 +58,7 @@ pub struct Options {
     /// Where the kernels' plain global loads are cached (`--dlcm ca`: L1
     /// and L2, `--dlcm cg`: L2 only, as ptxas's `-dlcm`; the driver then
     /// compiles the PTX when it loads it); `None`, the default: each
-    /// program's fastest, [`RANK_CACHING`] and [`BLOCK_CACHING`].
+    /// program's fastest, [`rank_caching`] and [`BLOCK_CACHING`].
     pub caching: Option<LoadCaching>,
     /// Compare with the CPU reference (`--check`, `--no-check`); by
     /// default for grids small enough to compute on the CPU in seconds.
@@ -68,13 +68,22 @@ pub struct Options {
 const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --prefetch N, --dlcm ca|cg, --overlap, --csv, --check | --no-check";
 
 // ANCHOR: caching
-/// Where the rank kernel's plain global loads are cached unless told: in
-/// L2 only. A rank of 1024 threads at 64 registers keeps part of its
-/// state on its stack, which L1 then keeps; its stencils ask for their
-/// lines in L1 themselves (`Walk::prefetch`). On an H200 that made it 8%
-/// faster at 128×320×26 and changed nothing at 512×1280×32
-/// (`bench/results/2026-11-30-hdiff-dlcm-h200/`).
-pub const RANK_CACHING: LoadCaching = LoadCaching::L2Only;
+/// Where the rank kernel's plain global loads are cached unless told, by
+/// the most rows a rank walks. A band of several rows is walked down by
+/// chunks, and a stencil reads the rows beside a point again a row later:
+/// L1 keeps them (`LoadCaching::L1AndL2`, 3% faster at 512×1280×32 on an
+/// H200). A rank of one row reads nothing twice, and L1 is better left to
+/// its stack (`LoadCaching::L2Only`, 8% faster at 128×320×26; its
+/// stencils ask for their lines ahead themselves, `Walk::prefetch`).
+/// (`bench/results/2026-11-30-hdiff-dlcm-h200/`,
+/// `bench/results/2026-11-30-apps-61e6187-h200x2/variants/`.)
+pub fn rank_caching(rows_per_rank: u32) -> LoadCaching {
+    if rows_per_rank > 1 {
+        LoadCaching::L1AndL2
+    } else {
+        LoadCaching::L2Only
+    }
+}
 // ANCHOR_END: caching
 
 /// The baseline's: the compiler's default, its faster.
@@ -161,11 +170,12 @@ impl Options {
     }
 
     // ANCHOR: load_options
-    /// How the dcuda program loads its module.
+    /// How the dcuda program loads its module (before its ranks are
+    /// known, caching in L2 only unless told).
     pub fn load_options(&self) -> dcuda::LoadOptions {
         dcuda::LoadOptions::default()
             .max_registers(self.max_registers)
-            .caching(self.caching.unwrap_or(RANK_CACHING))
+            .caching(self.caching.unwrap_or(LoadCaching::L2Only))
     }
     // ANCHOR_END: load_options
 

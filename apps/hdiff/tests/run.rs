@@ -106,6 +106,23 @@ fn prefetch_is_the_baselines_option() {
     assert!(text.contains("--prefetch 1 needs --batch 1 or 2"), "{text}");
 }
 
+/// Unless told, the rank program caches its loads in L1 too where a rank
+/// walks several rows, and in L2 only where it has one (`rank_caching`):
+/// the CSV row's last field, checked against the CPU reference.
+#[test]
+fn loads_cached_by_the_rows_a_rank_walks() {
+    let dlcm = |extra: &[&'static str]| {
+        let args = with(&[extra, &["--csv", "--check"]].concat());
+        let text = app_support::testing::run(None, env!("CARGO_BIN_EXE_hdiff"), &args, 4);
+        let row = text.lines().find(|l| l.starts_with("hdiff,")).unwrap_or("");
+        assert!(row.contains(",correct,"), "{text}");
+        row.rsplit(',').next().unwrap_or("").to_string()
+    };
+    assert_eq!(dlcm(&["--ranks", "4"]), "ca");
+    assert_eq!(dlcm(&["--ny", "4", "--ranks", "4"]), "cg");
+    assert_eq!(dlcm(&["--ranks", "4", "--dlcm", "cg"]), "cg");
+}
+
 #[test]
 fn batch_is_the_baselines_option() {
     let text = run_failing(env!("CARGO_BIN_EXE_hdiff"), &with(&["--batch", "2"]), 4);

@@ -5,7 +5,7 @@
 
 use app_support::report::Run;
 use dcuda::{RunConfig, Runtime};
-use hdiff_kernels::host::{balanced_threads, check, Band, Options, Outcome, RANKS, RANK_CACHING};
+use hdiff_kernels::host::{balanced_threads, check, rank_caching, Band, Options, Outcome, RANKS};
 use hdiff_kernels::{HdiffArgs, Work, AHEAD, HDIFF};
 
 fn main() {
@@ -26,9 +26,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The report says what the rank kernel does.
     o.prefetch = AHEAD;
-    o.caching.get_or_insert(RANK_CACHING);
     let rt = Runtime::new()?;
     let ptx = dcuda::include_ptx!("hdiff_kernels");
+    // A first load tells what fits; the last one has the options that the
+    // ranks decide.
     let mut module = rt.load_with(&ptx, &o.load_options())?;
     let procs = rt.job().map_or(1, |j| j.processes());
     if !o.threads_given && o.units.is_none() {
@@ -42,21 +43,23 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Unless told, a thread gets the registers that the ranks an SM holds
     // leave it: three ranks of 256 threads run at 80, 6% faster than at
     // 64 at 128×320×26 on an H200
-    // (`bench/results/2026-11-30-hdiff-spills-h200/3/`). The driver
-    // compiles the PTX again for the new cap; if the ranks do not all fit
-    // then, the first load stays.
+    // (`bench/results/2026-11-30-hdiff-spills-h200/3/`); and the loads are
+    // cached by the rows a rank walks (`rank_caching`). The driver
+    // compiles the PTX again for other options; if the ranks do not all
+    // fit at the new cap, the cap stays.
+    let first = o.clone();
+    let rows_per_rank = o.ny.div_ceil(ranks * procs);
+    o.caching.get_or_insert(rank_caching(rows_per_rank));
     let info = rt.device_info();
     if !o.max_registers_given && info.backend == dcuda::Backend::Gpu {
         let cap = app_support::registers_to_share(ranks, o.threads, info.multiprocessors);
-        if cap > o.max_registers {
-            let wider = Options {
-                max_registers: cap,
-                ..o.clone()
-            };
-            let raised = rt.load_with(&ptx, &wider.load_options())?;
-            if raised.max_ranks(&HDIFF, o.threads)? >= ranks {
-                (module, o.max_registers) = (raised, cap);
-            }
+        o.max_registers = o.max_registers.max(cap);
+    }
+    if o.load_options() != first.load_options() {
+        module = rt.load_with(&ptx, &o.load_options())?;
+        if module.max_ranks(&HDIFF, o.threads)? < ranks {
+            o.max_registers = first.max_registers;
+            module = rt.load_with(&ptx, &o.load_options())?;
         }
     }
     // ANCHOR_END: registers

@@ -95,8 +95,15 @@ fn dlcm_names_where_loads_are_cached() {
     assert_eq!(caching("cg"), Some(LoadCaching::L2Only));
     assert_eq!(options(&[]).unwrap().caching, None);
     let loads = |args: &[&str]| options(args).unwrap().load_options().caching;
-    assert_eq!(loads(&[]), RANK_CACHING);
+    assert_eq!(loads(&[]), LoadCaching::L2Only);
     assert_eq!(loads(&["--dlcm", "ca"]), LoadCaching::L1AndL2);
+}
+
+#[test]
+fn bands_of_several_rows_cache_their_loads_in_l1() {
+    assert_eq!(rank_caching(1), LoadCaching::L2Only);
+    assert_eq!(rank_caching(2), LoadCaching::L1AndL2);
+    assert_eq!(rank_caching(10), LoadCaching::L1AndL2);
 }
 
 #[test]
