@@ -43,6 +43,24 @@ named_row() {
     echo "FAIL $name" >> "$o/log"
   fi
 }
+# `alternate ROUNDS CASE...`: each CASE, "CSV|NAME|PROGRAM|OPTIONS", is
+# a `named_row` of examples/PROGRAM with OPTIONS into $o/CSV.csv; every
+# case once a round, ROUNDS rounds in turn, so that a drift of the
+# machine reaches every case alike. Round 1 checks as the programs'
+# defaults say; the others pass --no-check.
+alternate() {
+  local rounds=$1 round c csv name prog opts nc
+  shift
+  for round in $(seq "$rounds"); do
+    nc=""
+    [ "$round" = 1 ] || nc=--no-check
+    for c in "$@"; do
+      IFS='|' read -r csv name prog opts <<<"$c"
+      # shellcheck disable=SC2086 # OPTIONS split into words
+      named_row "$o/$csv.csv" "$name" 1 "examples/$prog" $opts $nc
+    done
+  done
+}
 # `traced_row TRACE CSV NAME NP CMD...`: `named_row` traced into
 # $o/TRACE.json; keeps the summary (.txt) and breakdown SVG, drops the
 # JSON and the timeline (large).
