@@ -36,7 +36,8 @@ const REGISTERS_PER_SM: u32 = 65_536;
 /// an SM gets 64; three ranks of 256, 80.
 pub fn registers_to_share(ranks: u32, threads: u32, multiprocessors: u32) -> u32 {
     let per_sm = ranks.div_ceil(multiprocessors.max(1)).max(1);
-    let cap = REGISTERS_PER_SM / (per_sm * threads.max(1));
+    // Saturating: an absurd `--ranks` gets the floor, not a zero divisor.
+    let cap = REGISTERS_PER_SM / per_sm.saturating_mul(threads.max(1));
     (cap / 8 * 8).min(255)
 }
 
@@ -95,5 +96,7 @@ mod tests {
         assert_eq!(registers_to_share(1, 1024, 132), 64);
         // Many ranks an SM: the 8-register steps round down.
         assert_eq!(registers_to_share(132 * 7, 128, 132), 72);
+        // More ranks than could ever share the SMs: no overflow, no cap.
+        assert_eq!(registers_to_share(u32::MAX, 1024, 1), 0);
     }
 }

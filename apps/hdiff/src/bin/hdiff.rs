@@ -48,14 +48,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // compiles the PTX again for other options; if the ranks do not all
     // fit at the new cap, the cap stays.
     let first = o.clone();
-    let rows_per_rank = o.ny.div_ceil(ranks * procs);
+    let rows_per_rank = o.ny.div_ceil(ranks.saturating_mul(procs));
     o.caching.get_or_insert(rank_caching(rows_per_rank));
+    // The emulator has no registers or caches: one load serves.
     let info = rt.device_info();
-    if !o.max_registers_given && info.backend == dcuda::Backend::Gpu {
+    let gpu = info.backend == dcuda::Backend::Gpu;
+    if !o.max_registers_given && gpu {
         let cap = app_support::registers_to_share(ranks, o.threads, info.multiprocessors);
         o.max_registers = o.max_registers.max(cap);
     }
-    if o.load_options() != first.load_options() {
+    if gpu && o.load_options() != first.load_options() {
         module = rt.load_with(&ptx, &o.load_options())?;
         if module.max_ranks(&HDIFF, o.threads)? < ranks {
             o.max_registers = first.max_registers;
