@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# hdiff's walk by chunks of a row (issue 13): the dcuda program and its
-# baseline against the same programs before the change (`*_before`),
+# hdiff's walks (issue 13): the dcuda program (its ranks walk across
+# their rows; the chunks are the baseline's) and its baseline against
+# the same programs before a change (`*_before`),
 # alternated REPS times, on one GPU and across two where there are two;
 # every row into $OUT/chunk/*.csv, medians into $OUT/chunk/log. Checks
 # first: variants against the CPU reference on a small grid.
@@ -22,10 +23,10 @@ REPS=${REPS:-2}
 gpus=$(nvidia-smi -L | wc -l)
 
 small=(--nx 67 --ny 150 --nz 5 --iters 20 --check)
-run "check hdiff chunk 100" ./hdiff "${small[@]}" --chunk 100
+run "check hdiff 7 ranks walked across" ./hdiff "${small[@]}" --ranks 7
 run "check hdiff 150 ranks of one row" ./hdiff "${small[@]}" --threads 256 --ranks 150
 run "check hdiff_mpi 20 blocks chunk 100" ./hdiff_mpi "${small[@]}" --ranks 20 --chunk 100
-[ "$gpus" -ge 2 ] && run "check hdiff -np 2 chunk 100" mpirun --allow-run-as-root --bind-to none -np 2 ./hdiff "${small[@]}" --chunk 100
+[ "$gpus" -ge 2 ] && run "check hdiff -np 2, 7 ranks" mpirun --allow-run-as-root --bind-to none -np 2 ./hdiff "${small[@]}" --ranks 7
 
 for rep in $(seq "$REPS"); do
   for grid in "512 1280 32" "128 320 26"; do
@@ -38,9 +39,9 @@ for rep in $(seq "$REPS"); do
     named_row "$csv" baseline 1 ./hdiff_mpi "${g[@]}"
     named_row "$csv" baseline-t512 1 ./hdiff_mpi "${g[@]}" --threads 512
     if [ -n "${GEOMETRY:-}" ]; then
-      for geo in "1024 64 2" "1024 64 4" "512 64 1" "512 64 2" "512 40 1" "512 40 2" "256 64 1" "256 40 2" "128 40 2"; do
-        read -r t r b <<< "$geo"
-        named_row "$csv" "new-t$t-r$r-b$b" 1 ./hdiff "${g[@]}" --threads "$t" --max-registers "$r" --batch "$b"
+      for geo in "512 64" "512 40" "256 64" "256 40" "128 40"; do
+        read -r t r <<< "$geo"
+        named_row "$csv" "new-t$t-r$r" 1 ./hdiff "${g[@]}" --threads "$t" --max-registers "$r"
       done
       for t in 256 1024; do
         for b in 1 2; do

@@ -64,6 +64,7 @@ unsafe fn stage(s: StageArgs, batch: u32, chunked: bool, prefetched: bool) {
         batch,
         chunk: if chunked { s.chunk } else { 0 },
         prefetch: if prefetched { s.prefetch } else { 0 },
+        across: false,
     };
     match s.stage {
         0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),

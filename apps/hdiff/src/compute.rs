@@ -92,6 +92,15 @@ pub struct Walk {
     /// threads at 64 registers has fewer warps an SM than a kernel of
     /// small blocks, and a batch costs it registers.
     pub prefetch: u32,
+    /// Whether the warps walk across the band's rows, one point a thread
+    /// at a time, instead of down them by chunks (`batch` and `chunk` then
+    /// unused): a constant where a kernel is built, so that the other walk
+    /// is not compiled in. The rank kernel's walk: 0.8–3.3% faster than
+    /// by chunks at 512×1280×32 on an H200, 1.4–2.4% slower at 128×320×26,
+    /// where a rank has a row and the two walks take the same points in
+    /// the same order with more arithmetic a point
+    /// (`bench/results/2026-11-30-hdiff-across-rows-h200/`, `…-h200x2/`).
+    pub across: bool,
 }
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
@@ -109,6 +118,9 @@ fn each_point<V: Copy + Default>(
     store: impl FnMut(usize, u32, V),
 ) {
     let fns = (load, ahead);
+    if walk.across {
+        return across(shape, rows, xs, walk, fns, store);
+    }
     match walk.batch {
         1 => batched::<V, 1>(shape, rows, xs, walk, fns, store),
         2 => batched::<V, 2>(shape, rows, xs, walk, fns, store),
@@ -173,6 +185,73 @@ fn batched<V: Copy + Default, const B: usize>(
 }
 // ANCHOR_END: walk
 
+// ANCHOR: across
+/// The walk across a band's rows, one point a thread at a time: the band
+/// is tasks of 32 consecutive points of a row, numbered across the rows
+/// first (task `k`: row `k % rows`, points `32 · (k / rows)` on), and
+/// warp `v` of `V` takes tasks `v`, `v + V`, …. A rank's warps then read
+/// the rows beside a point at about the same time, and a band's edge rows
+/// when the neighbouring band does; and one loop walks the band, where the
+/// walk down by chunks reloaded its row bounds from the stack at each row
+/// (at the 64 registers of a rank of 1024 threads). With one row it is
+/// the stride walk. Threads must be whole warps (ranks are).
+#[inline(always)]
+fn across<V: Copy + Default>(
+    shape: Shape,
+    rows: (usize, usize),
+    xs: (u32, u32),
+    walk: Walk,
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
+    mut store: impl FnMut(usize, u32, V),
+) {
+    let w = shape.width();
+    let band = rows.1 - rows.0;
+    if band == 0 {
+        return;
+    }
+    let (warp, lane, warps) = (walk.thread / 32, walk.thread % 32, walk.threads / 32);
+    // A task is its row within the band, its first point in the row (32
+    // bits: a row is under 2^32 points, the fields say so) and its first
+    // element; stepped `warps` tasks at a time by additions.
+    let (band32, w32) = (band as u32, w as u32);
+    let (step_row, step_at) = ((warps % band) as u32, (warps / band * 32) as u32);
+    let step = step_row as usize * w + step_at as usize;
+    let wrap = 32usize.wrapping_sub(band * w);
+    let next = |(r, a, c): (u32, u32, usize)| {
+        let (r, a, c) = (r + step_row, a + step_at, c.wrapping_add(step));
+        if r >= band32 {
+            (r - band32, a + 32, c.wrapping_add(wrap))
+        } else {
+            (r, a, c)
+        }
+    };
+    let first = ((warp % band) as u32, (warp / band * 32) as u32);
+    let mut task = (
+        first.0,
+        first.1,
+        (rows.0 + first.0 as usize) * w + first.1 as usize,
+    );
+    let lane32 = lane as u32;
+    while task.1 < w32 {
+        let ahead_task = next(task);
+        if walk.prefetch != 0 && ahead_task.1 + lane32 < w32 {
+            for p in ahead(ahead_task.2 + lane) {
+                // SAFETY: the lines of a point of the band, which the
+                // stencil reads later.
+                unsafe { arch::prefetch_l1(p) }
+            }
+        }
+        let (at, c) = (task.1 + lane32, task.2 + lane);
+        let x = at % shape.nx;
+        if at < w32 && x >= xs.0 && x < xs.1 {
+            let v = load(c, x);
+            store(c, x, v);
+        }
+        task = ahead_task;
+    }
+}
+// ANCHOR_END: across
+
 /// Checks once that rows `rows` and their neighbours lie within every
 /// field: the stencils below index within that.
 #[inline(always)]
@@ -184,6 +263,11 @@ fn check(shape: Shape, rows: (usize, usize), fields: &[DeviceSlice<f64>]) {
             && rows.1 < shape.rows as usize
             && fields.iter().all(|f| f.len() >= shape.len()),
         "hdiff: rows outside the fields"
+    );
+    // The walk across the rows counts a row's points in 32 bits.
+    assert!(
+        shape.width() <= (u32::MAX / 2) as usize,
+        "hdiff: a row of more than 2^31 points"
     );
 }
 
@@ -313,3 +397,6 @@ pub unsafe fn output(
     );
 }
 // ANCHOR_END: stencils
+
+#[cfg(test)]
+mod tests;

@@ -48,9 +48,16 @@ pub struct Options {
     /// (`--batch`: 1, 2, 4 or 8; default [`BLOCKS`]); the rank kernel walks
     /// one point at a time and the dcuda program refuses another.
     pub batch: u32,
-    /// Points of a row a rank or block walks down its rows before the
-    /// next ones (`--chunk`, 0 for whole rows; see `Walk`).
+    /// Points of a row a block of the baseline walks down its rows before
+    /// the next ones (`--chunk`, 0 for whole rows; see `Walk`). The rank
+    /// kernel walks across its rows (`Walk::across`), and the dcuda
+    /// program refuses the option.
     pub chunk: u32,
+    /// Whether `--chunk` was given.
+    pub chunk_given: bool,
+    /// Whether the program walks across its rows (the dcuda program sets
+    /// it, for the report: its chunk is `across`).
+    pub across: bool,
     /// How many of its points ahead a thread of the baseline asks for a
     /// point's lines in L1 (`--prefetch N`, with a batch of 1 or 2; 0, the
     /// default: none). The rank kernel always asks one point ahead.
@@ -69,10 +76,10 @@ const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ra
 
 // ANCHOR: caching
 /// Where the rank kernel's plain global loads are cached unless told, by
-/// the most rows a rank walks. A band of several rows is walked down by
-/// chunks, and a stencil reads the rows beside a point again a row later:
-/// L1 keeps them (`LoadCaching::L1AndL2`, 3% faster at 512×1280×32 on an
-/// H200). A rank of one row reads nothing twice, and L1 is better left to
+/// the most rows a rank walks. In a band of several rows a stencil reads
+/// the rows beside a point again: L1 keeps them (`LoadCaching::L1AndL2`,
+/// 3% faster at 512×1280×32 on an H200, walked down by chunks; the walk
+/// across the rows, `Walk::across`, keeps the choice). A rank of one row reads nothing twice, and L1 is better left to
 /// its stack (`LoadCaching::L2Only`, 8% faster at 128×320×26; its
 /// stencils ask for their lines ahead themselves, `Walk::prefetch`).
 /// (`bench/results/2026-11-30-hdiff-dlcm-h200/`,
@@ -116,6 +123,8 @@ impl Options {
             max_registers_given: false,
             batch: defaults.batch,
             chunk: CHUNK,
+            chunk_given: false,
+            across: false,
             prefetch: 0,
             caching: None,
             check: false,
@@ -139,7 +148,10 @@ impl Options {
                     o.max_registers_given = true;
                 }
                 "--batch" => o.batch = number("--batch")?,
-                "--chunk" => o.chunk = number("--chunk")?,
+                "--chunk" => {
+                    o.chunk = number("--chunk")?;
+                    o.chunk_given = true;
+                }
                 "--prefetch" => o.prefetch = number("--prefetch")?,
                 "--dlcm" => {
                     let choices = [("ca", LoadCaching::L1AndL2), ("cg", LoadCaching::L2Only)];
@@ -156,6 +168,13 @@ impl Options {
             return Err(format!(
                 "the grid needs nx ≥ 5 (a frame of two columns a side), ny ≥ 1 and nz ≥ 1, got {} × {} × {}",
                 o.nx, o.ny, o.nz
+            ));
+        }
+        let row = o.nx as u64 * o.nz as u64;
+        if row > (u32::MAX / 2) as u64 {
+            return Err(format!(
+                "a row of nx × nz = {} × {} = {row} points is more than the walks count (2^31)",
+                o.nx, o.nz
             ));
         }
         check_threads(o.threads)?;
@@ -367,7 +386,14 @@ impl Outcome {
             ("check", self.run.checked.clone()),
             ("batch", o.batch.to_string()),
             ("max_registers", o.max_registers.to_string()),
-            ("chunk", o.chunk.to_string()),
+            (
+                "chunk",
+                if o.across {
+                    "across".into()
+                } else {
+                    o.chunk.to_string()
+                },
+            ),
             ("prefetch", o.prefetch.to_string()),
             ("dlcm", dlcm(o.caching).into()),
         ])

@@ -24,8 +24,6 @@ pub struct HdiffArgs {
     pub ny: u32,
     /// Iterations.
     pub iters: u32,
-    /// Points of a row walked down the rank's rows at a time (see [`Walk`]).
-    pub chunk: u32,
     /// Written by world rank 0: the nanoseconds of the iterations, the
     /// longest of any rank's device clock from the barrier before them to
     /// the barrier after them.
@@ -86,8 +84,11 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         threads,
         // One point at a time, fixed in the code: see `fresh` below.
         batch: 1,
-        chunk: args.chunk,
+        // Across the band's rows, not down them by chunks: see
+        // `Walk::across`.
+        chunk: 0,
         prefetch: AHEAD,
+        across: true,
     };
 
     // The halo puts' destinations, checked and looked up once: a halo

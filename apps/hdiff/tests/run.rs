@@ -35,9 +35,20 @@ fn hdiff_one_rank() {
     run(
         None,
         env!("CARGO_BIN_EXE_hdiff"),
-        // A band of 23 rows walked 7 points of a row at a time: chunks
-        // that end mid-row and a last one that is shorter.
-        &with(&["--ranks", "1", "--batch", "1", "--chunk", "7"]),
+        // A band of 23 rows walked across by one warp: rows of 39 points,
+        // so that a row's second task ends mid-way.
+        &with(&["--ranks", "1", "--batch", "1"]),
+    );
+}
+
+/// A band walked across by several warps: 64 threads over rows of 39
+/// points (two tasks a row) and bands of 7 or 8 rows.
+#[test]
+fn hdiff_bands_walked_across_by_warps() {
+    run(
+        None,
+        env!("CARGO_BIN_EXE_hdiff"),
+        &with(&["--ranks", "3", "--threads", "64"]),
     );
 }
 
@@ -95,6 +106,12 @@ fn loads_cached_either_way() {
     run(None, env!("CARGO_BIN_EXE_hdiff"), &with(&["--dlcm", "ca"]));
     let baseline = env!("CARGO_BIN_EXE_hdiff_mpi");
     run(None, baseline, &with(&["--dlcm", "cg", "--ranks", "3"]));
+}
+
+#[test]
+fn chunk_is_the_baselines_option() {
+    let text = run_failing(env!("CARGO_BIN_EXE_hdiff"), &with(&["--chunk", "7"]), 4);
+    assert!(text.contains("--chunk 7 is the baseline's"), "{text}");
 }
 
 #[test]

@@ -24,8 +24,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
+    if o.chunk_given {
+        return Err(format!(
+            "--chunk {} is the baseline's: the rank kernel walks across its rows (see Walk::across)",
+            o.chunk
+        )
+        .into());
+    }
     // The report says what the rank kernel does.
     o.prefetch = AHEAD;
+    o.across = true;
     let rt = Runtime::new()?;
     let ptx = dcuda::include_ptx!("hdiff_kernels");
     // A first load tells what fits; the last one has the options that the
@@ -94,7 +102,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         },
         ny: o.ny,
         iters: o.iters,
-        chunk: o.chunk,
         elapsed: elapsed.slice(),
     };
     // SAFETY: every field has the band's shape; all outlive the run.

@@ -33,8 +33,9 @@ pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
         })
 }
 
-/// Points of a row walked down a band's rows at a time, for both programs
-/// (a band of one row, the baseline's default, walks the same either way).
+/// Points of a row the baseline's blocks of several rows walk down their
+/// rows at a time (a block of one row, its default, walks the same either
+/// way); the rank kernel walks across its rows instead (`Walk::across`).
 pub const CHUNK: u32 = 4096;
 
 /// The dcuda program's geometry unless told otherwise (its fastest on an

@@ -39,6 +39,10 @@ fn the_reference_diffuses_and_keeps_the_frame() {
 #[test]
 fn bad_options_are_named() {
     assert!(options(&["--nx", "4"]).unwrap_err().contains("nx ≥ 5"));
+    assert!(options(&["--nx", "65536", "--nz", "32768"])
+        .unwrap_err()
+        .contains("65536 × 32768 = 2147483648 points"));
+    assert!(options(&["--nx", "65536", "--nz", "32767"]).is_ok());
     assert!(options(&["--batch", "3"])
         .unwrap_err()
         .contains("1, 2, 4 or 8"));
