@@ -11,8 +11,8 @@
 //! * [`HDIFF`] (`src/bin/hdiff.rs`): dcuda rank kernels, each halo row put
 //!   with a notification as soon as it is computed, one persistent kernel;
 //! * [`HDIFF_STAGE_1`] (and the other batches; [`HDIFF_BANDS_1`] and
-//!   the others for blocks of several rows, walked by chunks as the ranks
-//!   walk theirs) (`src/bin/hdiff_mpi.rs`): the host-driven baseline, a
+//!   the others for blocks of several rows, walked down by chunks; the
+//!   ranks walk across theirs) (`src/bin/hdiff_mpi.rs`): the host-driven baseline, a
 //!   kernel per stage, halos moved by the host after each, with or without
 //!   streams overlapping them.
 #![no_std]
