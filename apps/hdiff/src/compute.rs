@@ -62,45 +62,54 @@ pub struct Work {
     pub coeff: DeviceSlice<f64>,
 }
 
-/// One thread's walk over the points of a stage: thread `thread` of
-/// `threads` takes every `threads`-th point, so that a warp reads
-/// consecutive points, and loads `batch` points (1, 2, 4 or 8) before it
-/// stores any. Stores could alias the loads, so the compiler would not
-/// move loads above them itself; a batch keeps more loads in flight, which
-/// a rank kernel's low occupancy needs and a full GPU of blocks may not
-/// (more registers).
-///
-/// A band of several rows is walked `chunk` points of a row at a time,
-/// down all its rows, before the next `chunk` points: a stencil reads the
-/// rows beside a point, and a row read again one whole row later has left
-/// the L2 cache when a hundred bands stream at once (a row is 128 KiB a
-/// field at 512 × 32). Within a chunk the rows were read a chunk ago.
+/// One thread's walk over the points of a stage, in the [`Order`] it
+/// says, asking for the lines of points ahead if told.
 #[derive(Clone, Copy, Debug)]
 pub struct Walk {
     /// This thread.
     pub thread: usize,
     /// Threads of the rank or block.
     pub threads: usize,
-    /// Points loaded before they are stored.
-    pub batch: u32,
-    /// Points of a row walked down the band's rows at a time; 0 for whole
-    /// rows.
-    pub chunk: u32,
+    /// Which points the thread takes, in which order: a constant where a
+    /// kernel is built, so that the other order is not compiled in.
+    pub order: Order,
     /// How many of its points ahead a thread asks for the lines a point's
     /// stencil reads (into L1, `prefetch.L1`), before loading the current
     /// one; 0: none. Loads in flight that hold no register: a rank of 1024
     /// threads at 64 registers has fewer warps an SM than a kernel of
     /// small blocks, and a batch costs it registers.
     pub prefetch: u32,
-    /// Whether the warps walk across the band's rows, one point a thread
-    /// at a time, instead of down them by chunks (`batch` and `chunk` then
-    /// unused): a constant where a kernel is built, so that the other walk
-    /// is not compiled in. The rank kernel's walk: 0.8–3.3% faster than
-    /// by chunks at 512×1280×32 on an H200, 1.4–2.4% slower at 128×320×26,
-    /// where a rank has a row and the two walks take the same points in
-    /// the same order with more arithmetic a point
+}
+
+/// The order of a [`Walk`].
+#[derive(Clone, Copy, Debug)]
+pub enum Order {
+    /// Thread `thread` of `threads` takes every `threads`-th point of a
+    /// row, so that a warp reads consecutive points, and loads `batch`
+    /// points (1, 2, 4 or 8) before it stores any. Stores could alias the
+    /// loads, so the compiler would not move loads above them itself; a
+    /// batch keeps more loads in flight, which a rank kernel's low
+    /// occupancy needs and a full GPU of blocks may not (more registers).
+    ///
+    /// A band of several rows is walked `chunk` points of a row at a time
+    /// (0: whole rows), down all its rows, before the next `chunk` points:
+    /// a stencil reads the rows beside a point, and a row read again one
+    /// whole row later has left the L2 cache when a hundred bands stream at
+    /// once (a row is 128 KiB a field at 512 × 32). Within a chunk the rows
+    /// were read a chunk ago. The baseline's order.
+    Down {
+        /// Points loaded before they are stored.
+        batch: u32,
+        /// Points of a row walked down the band's rows at a time.
+        chunk: u32,
+    },
+    /// The warps walk across the band's rows, one point a thread at a
+    /// time (see [`across`]). The rank kernel's order: 0.8–3.3% faster
+    /// than down by chunks at 512×1280×32 on an H200, 1.4–2.4% slower at
+    /// 128×320×26, where a rank has a row and the two orders take the
+    /// same points in the same order with more arithmetic a point
     /// (`bench/results/2026-11-30-hdiff-across-rows-h200/`, `…-h200x2/`).
-    pub across: bool,
+    Across,
 }
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
@@ -118,14 +127,15 @@ fn each_point<V: Copy + Default>(
     store: impl FnMut(usize, u32, V),
 ) {
     let fns = (load, ahead);
-    if walk.across {
-        return across(shape, rows, xs, walk, fns, store);
-    }
-    match walk.batch {
-        1 => batched::<V, 1>(shape, rows, xs, walk, fns, store),
-        2 => batched::<V, 2>(shape, rows, xs, walk, fns, store),
-        4 => batched::<V, 4>(shape, rows, xs, walk, fns, store),
-        _ => batched::<V, 8>(shape, rows, xs, walk, fns, store),
+    let (batch, chunk) = match walk.order {
+        Order::Across => return across(shape, rows, xs, walk, fns, store),
+        Order::Down { batch, chunk } => (batch, chunk),
+    };
+    match batch {
+        1 => batched::<V, 1>(shape, rows, xs, (walk, chunk), fns, store),
+        2 => batched::<V, 2>(shape, rows, xs, (walk, chunk), fns, store),
+        4 => batched::<V, 4>(shape, rows, xs, (walk, chunk), fns, store),
+        _ => batched::<V, 8>(shape, rows, xs, (walk, chunk), fns, store),
     }
 }
 
@@ -135,13 +145,15 @@ fn batched<V: Copy + Default, const B: usize>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
-    Walk {
-        thread,
-        threads,
+    (
+        Walk {
+            thread,
+            threads,
+            prefetch,
+            ..
+        },
         chunk,
-        prefetch,
-        ..
-    }: Walk,
+    ): (Walk, u32),
     (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
     mut store: impl FnMut(usize, u32, V),
 ) {

@@ -10,7 +10,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 mod geometry;
-pub use geometry::{balanced_threads, Geometry, BLOCKS, CHUNK, RANKS};
+pub use geometry::{balanced_threads, rank_caching, Geometry, BLOCKS, BLOCK_CACHING, CHUNK, RANKS};
 
 /// The programs' options.
 #[derive(Clone, Debug)]
@@ -50,7 +50,7 @@ pub struct Options {
     pub batch: u32,
     /// Points of a row a block of the baseline walks down its rows before
     /// the next ones (`--chunk`, 0 for whole rows; see `Walk`). The rank
-    /// kernel walks across its rows (`Walk::across`), and the dcuda
+    /// kernel walks across its rows (`Order::Across`), and the dcuda
     /// program refuses the option.
     pub chunk: u32,
     /// Whether `--chunk` was given.
@@ -73,28 +73,6 @@ pub struct Options {
 }
 
 const USAGE: &str = "options: --nx N --ny N --nz N, --iters N, --threads N, --ranks N, --max-registers N, --batch N, --chunk N, --prefetch N, --dlcm ca|cg, --overlap, --csv, --check | --no-check";
-
-// ANCHOR: caching
-/// Where the rank kernel's plain global loads are cached unless told, by
-/// the most rows a rank walks. In a band of several rows a stencil reads
-/// the rows beside a point again: L1 keeps them (`LoadCaching::L1AndL2`,
-/// 3% faster at 512×1280×32 on an H200, walked down by chunks; the walk
-/// across the rows, `Walk::across`, keeps the choice). A rank of one row reads nothing twice, and L1 is better left to
-/// its stack (`LoadCaching::L2Only`, 8% faster at 128×320×26; its
-/// stencils ask for their lines ahead themselves, `Walk::prefetch`).
-/// (`bench/results/2026-11-30-hdiff-dlcm-h200/`,
-/// `bench/results/2026-11-30-apps-61e6187-h200x2/variants/`.)
-pub fn rank_caching(rows_per_rank: u32) -> LoadCaching {
-    if rows_per_rank > 1 {
-        LoadCaching::L1AndL2
-    } else {
-        LoadCaching::L2Only
-    }
-}
-// ANCHOR_END: caching
-
-/// The baseline's: the compiler's default, its faster.
-pub const BLOCK_CACHING: LoadCaching = LoadCaching::L1AndL2;
 
 impl Options {
     /// Parses the command line.

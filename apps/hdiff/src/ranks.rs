@@ -3,7 +3,7 @@
 //! has computed them: a notification to a neighbour in the same process,
 //! a notified put to another process or across the periodic wrap.
 
-use crate::compute::{fluxes, laplacian, output, split, Shape, Walk, Work};
+use crate::compute::{fluxes, laplacian, output, split, Order, Shape, Walk, Work};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
 /// Arguments of [`hdiff`](HDIFF).
@@ -82,13 +82,10 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     let walk = |t: &dcuda_device::Thread| Walk {
         thread: t.index() as usize,
         threads,
-        // One point at a time, fixed in the code: see `fresh` below.
-        batch: 1,
-        // Across the band's rows, not down them by chunks: see
-        // `Walk::across`.
-        chunk: 0,
+        // Across the band's rows, one point at a time, fixed in the code:
+        // see `Order::Across` and `fresh` below.
+        order: Order::Across,
         prefetch: AHEAD,
-        across: true,
     };
 
     // The halo puts' destinations, checked and looked up once: a halo

@@ -26,7 +26,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     if o.chunk_given {
         return Err(format!(
-            "--chunk {} is the baseline's: the rank kernel walks across its rows (see Walk::across)",
+            "--chunk {} is the baseline's: the rank kernel walks across its rows (see Order::Across)",
             o.chunk
         )
         .into());
@@ -59,10 +59,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let rows_per_rank = o.ny.div_ceil(ranks.saturating_mul(procs));
     o.caching.get_or_insert(rank_caching(rows_per_rank));
     // The emulator has no registers or caches: one load serves.
-    let info = rt.device_info();
-    let gpu = info.backend == dcuda::Backend::Gpu;
+    let device = rt.device_info();
+    let gpu = device.backend == dcuda::Backend::Gpu;
     if !o.max_registers_given && gpu {
-        let cap = app_support::registers_to_share(ranks, o.threads, info.multiprocessors);
+        let cap = app_support::registers_to_share(ranks, o.threads, device.multiprocessors);
         o.max_registers = o.max_registers.max(cap);
     }
     if gpu && o.load_options() != first.load_options() {

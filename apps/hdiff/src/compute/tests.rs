@@ -21,10 +21,8 @@ fn across_takes_each_point_of_the_band_once() {
                     let walk = Walk {
                         thread,
                         threads,
-                        batch: 1,
-                        chunk: 0,
+                        order: Order::Across,
                         prefetch: 1,
-                        across: true,
                     };
                     let load = |c: usize, x: u32| {
                         assert_eq!(c % w % nx as usize, x as usize);

@@ -1,8 +1,9 @@
 //! How the programs lay their threads out unless told: threads, register
-//! caps, batches and chunks by default, and the dcuda program's threads by
-//! how evenly its ranks split the rows.
+//! caps, batches, chunks and load caching by default, and the dcuda
+//! program's threads by how evenly its ranks split the rows.
 
 pub use app_support::args::Geometry;
+use dcuda::LoadCaching;
 
 /// The threads of the dcuda program's ranks when not given: the most of
 /// 1024, 512 and 256 whose ranks (as many as `fit(threads)`, at most a row
@@ -35,7 +36,7 @@ pub fn balanced_threads(rows: u32, fit: impl Fn(u32) -> u32) -> u32 {
 
 /// Points of a row the baseline's blocks of several rows walk down their
 /// rows at a time (a block of one row, its default, walks the same either
-/// way); the rank kernel walks across its rows instead (`Walk::across`).
+/// way); the rank kernel walks across its rows instead (`Order::Across`).
 pub const CHUNK: u32 = 4096;
 
 /// The dcuda program's geometry unless told otherwise (its fastest on an
@@ -54,3 +55,26 @@ pub const BLOCKS: Geometry = Geometry {
     max_registers: 64,
     batch: 2,
 };
+
+// ANCHOR: caching
+/// Where the rank kernel's plain global loads are cached unless told, by
+/// the most rows a rank walks. In a band of several rows a stencil reads
+/// the rows beside a point again: L1 keeps them (`LoadCaching::L1AndL2`,
+/// 3% faster at 512×1280×32 on an H200, walked down by chunks; the walk
+/// across the rows, `Order::Across`, keeps the choice). A rank of one
+/// row reads nothing twice, and L1 is better left to its stack
+/// (`LoadCaching::L2Only`, 8% faster at 128×320×26; its stencils ask for
+/// their lines ahead themselves, `Walk::prefetch`).
+/// (`bench/results/2026-11-30-hdiff-dlcm-h200/`,
+/// `bench/results/2026-11-30-apps-61e6187-h200x2/variants/`.)
+pub fn rank_caching(rows_per_rank: u32) -> LoadCaching {
+    if rows_per_rank > 1 {
+        LoadCaching::L1AndL2
+    } else {
+        LoadCaching::L2Only
+    }
+}
+// ANCHOR_END: caching
+
+/// The baseline's: the compiler's default, its faster.
+pub const BLOCK_CACHING: LoadCaching = LoadCaching::L1AndL2;
