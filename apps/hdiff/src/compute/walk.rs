@@ -47,7 +47,7 @@ pub enum Order {
         chunk: u32,
     },
     /// The warps walk across the band's rows, one point a thread at a
-    /// time (see [`across`]). The rank kernel's order: 0.8–3.3% faster
+    /// time (see `across`). The rank kernel's order: 0.8–3.3% faster
     /// than down by chunks at 512×1280×32 on an H200, 1.4–2.4% slower at
     /// 128×320×26, where a rank has a row and the two orders take the
     /// same points in the same order with more arithmetic a point
