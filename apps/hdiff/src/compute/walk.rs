@@ -52,6 +52,9 @@ pub enum Order {
     /// 128×320×26, where a rank has a row and the two orders take the
     /// same points in the same order with more arithmetic a point
     /// (`bench/results/2026-11-30-hdiff-across-rows-h200/`, `…-h200x2/`).
+    /// With the column stepped by additions instead of a remainder it
+    /// gained 0.8% and 4.8% more
+    /// (`bench/results/2026-11-30-hdiff-column-steps-h200/`).
     Across,
 }
 
@@ -121,6 +124,9 @@ fn batched<V: Copy + Default, const B: usize>(
                 let mut points = [(0usize, 0u32, false, V::default()); B];
                 for (k, p) in points.iter_mut().enumerate() {
                     let at = e + k * threads;
+                    // A remainder, not `across`'s steps: those took the
+                    // default kernel from 32 to 44 registers, 4–22% slower
+                    // (`bench/results/2026-11-30-hdiff-column-steps-h200/`).
                     let x = at as u32 % shape.nx;
                     if at < to && x >= xs.0 && x < xs.1 {
                         *p = (j * w + at, x, true, load(j * w + at, x));
@@ -166,27 +172,44 @@ fn across<V: Copy + Default>(
     }
     let (warp, lane, warps) = (walk.thread / 32, walk.thread % 32, walk.threads / 32);
     // A task is its row within the band, its first point in the row (32
-    // bits: a row is under 2^32 points, the fields say so) and its first
-    // element; stepped `warps` tasks at a time by additions.
-    let (band32, w32) = (band as u32, w as u32);
+    // bits: a row is under 2^31 points, `check` says so), its first
+    // element, and this thread's column: stepped `warps` tasks at a time
+    // by additions, the column too (a remainder a point cost the loop a
+    // sixth of its instructions).
+    let (band32, w32, nx) = (band as u32, w as u32, shape.nx);
     let (step_row, step_at) = ((warps % band) as u32, (warps / band * 32) as u32);
     let step = step_row as usize * w + step_at as usize;
     let wrap = 32usize.wrapping_sub(band * w);
-    let next = |(r, a, c): (u32, u32, usize)| {
-        let (r, a, c) = (r + step_row, a + step_at, c.wrapping_add(step));
+    // Each below `nx`, so a column stays below it with one subtraction
+    // (`nx` ≤ 2^31: no overflow).
+    let (step_x, wrap_x) = (step_at % nx, 32 % nx);
+    let below_nx = |x: u32| if x >= nx { x - nx } else { x };
+    let next = |(r, a, c, x): (u32, u32, usize, u32)| {
+        let (r, a, c, x) = (
+            r + step_row,
+            a + step_at,
+            c.wrapping_add(step),
+            below_nx(x + step_x),
+        );
         if r >= band32 {
-            (r - band32, a + 32, c.wrapping_add(wrap))
+            (
+                r - band32,
+                a + 32,
+                c.wrapping_add(wrap),
+                below_nx(x + wrap_x),
+            )
         } else {
-            (r, a, c)
+            (r, a, c, x)
         }
     };
     let first = ((warp % band) as u32, (warp / band * 32) as u32);
+    let lane32 = lane as u32;
     let mut task = (
         first.0,
         first.1,
         (rows.0 + first.0 as usize) * w + first.1 as usize,
+        (first.1 + lane32) % nx,
     );
-    let lane32 = lane as u32;
     while task.1 < w32 {
         let ahead_task = next(task);
         if walk.prefetch != 0 && ahead_task.1 + lane32 < w32 {
@@ -196,8 +219,7 @@ fn across<V: Copy + Default>(
                 unsafe { arch::prefetch_l1(p) }
             }
         }
-        let (at, c) = (task.1 + lane32, task.2 + lane);
-        let x = at % shape.nx;
+        let (at, c, x) = (task.1 + lane32, task.2 + lane, task.3);
         if at < w32 && x >= xs.0 && x < xs.1 {
             let v = load(c, x);
             store(c, x, v);

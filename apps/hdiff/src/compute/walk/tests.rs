@@ -7,7 +7,15 @@ use std::vec;
 /// tasks.
 #[test]
 fn across_takes_each_point_of_the_band_once() {
-    for (nx, nz) in [(5, 1), (13, 3), (40, 2), (64, 1)] {
+    for (nx, nz) in [
+        (5, 1),
+        (13, 3),
+        (31, 2),
+        (33, 2),
+        (40, 2),
+        (64, 1),
+        (100, 1),
+    ] {
         for band in [1usize, 2, 3, 7, 10, 33] {
             for threads in [32usize, 64, 96, 256, 1024] {
                 let shape = Shape {
