@@ -10,7 +10,7 @@ use dcuda_device::DeviceSlice;
 
 mod walk;
 use walk::each_point;
-pub use walk::{Order, Walk};
+pub use walk::{Order, Walk, Wrap};
 
 /// Rows `start..end` of `n` rows that part `i` of `parts` owns: an even
 /// split, sizes differing by at most one.
@@ -90,7 +90,8 @@ fn check(shape: Shape, rows: (usize, usize), fields: &[DeviceSlice<f64>]) {
 ///
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 − 1 ..= rows.1` of `inp` or
-/// touches this thread's points of `lap`.
+/// touches this thread's points of `lap`, or their copies across the wrap
+/// that `walk.wrap` stores.
 #[inline(always)]
 pub unsafe fn laplacian(
     shape: Shape,
@@ -105,7 +106,7 @@ pub unsafe fn laplacian(
         let around = *i.add(c + 1) + *i.add(c - 1) + *i.add(c + w) + *i.add(c - w);
         4.0 * *i.add(c) - around
     };
-    let ahead = |c: usize| [i.add(c - w), i.add(c), i.add(c + w), i.add(c), i.add(c)];
+    let ahead = |c: usize| [i.add(c - w), i.add(c), i.add(c + w)];
     each_point(
         shape,
         rows,
@@ -133,7 +134,8 @@ fn limit(flux: f64, gradient: f64) -> f64 {
 ///
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 ..= rows.1` of `inp` and
-/// `lap` or touches this thread's points of `flx` and `fly`.
+/// `lap` or touches this thread's points of `flx` and `fly`, or their
+/// copies across the wrap that `walk.wrap` stores.
 #[inline(always)]
 pub unsafe fn fluxes(
     shape: Shape,
@@ -155,7 +157,7 @@ pub unsafe fn fluxes(
         };
         (x_flux, y_flux)
     };
-    let ahead = |c: usize| [l.add(c), l.add(c + w), i.add(c), i.add(c + w), i.add(c)];
+    let ahead = |c: usize| [l.add(c), l.add(c + w), i.add(c), i.add(c + w)];
     each_point(
         shape,
         rows,
@@ -178,7 +180,7 @@ pub unsafe fn fluxes(
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 − 1 .. rows.1` of `fly`,
 /// rows `rows` of `inp` and `flx`, or touches this thread's points of
-/// `out`.
+/// `out`, or their copies across the wrap that `walk.wrap` stores.
 #[inline(always)]
 pub unsafe fn output(
     shape: Shape,

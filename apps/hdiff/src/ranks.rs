@@ -1,9 +1,10 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
 //! owning a band of rows and announcing each stage's halos as soon as it
-//! has computed them: a notification to a neighbour in the same process,
-//! a notified put to another process or across the periodic wrap.
+//! has computed them: a notification to a neighbour in the same process
+//! (across the periodic wrap too, whose halo rows the edge ranks store as
+//! they compute them), a notified put to another process.
 
-use crate::compute::{fluxes, laplacian, output, split, Order, Shape, Walk, Work};
+use crate::compute::{fluxes, laplacian, output, split, Order, Shape, Walk, Work, Wrap};
 use dcuda_device::{rank, DeviceSlice, Max, Rank};
 
 /// Arguments of [`hdiff`](HDIFF).
@@ -72,20 +73,40 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     // The rank's rows in the process's fields.
     let rows = (lo + 1, hi + 1);
     // Within the process the fields are shared, so a halo for a neighbour
-    // there needs only its notification; the first and the last rank of
-    // the process put theirs (to another process, or across the periodic
-    // wrap, where the halo row is a copy).
+    // there needs only its notification. So does the periodic wrap's
+    // where one process holds every row: its first and last rank store
+    // their edge rows at the halo rows across the wrap as they compute
+    // them (`Wrap`): the Laplacian's first row and the y flux's last (read
+    // across the wrap by the next stage), the output's both (one of them
+    // put where a rank has every row: a stage stores one row twice at
+    // most). Between processes the edge ranks put theirs.
     let (local, here) = (rank.device().rank(), rank.device().size());
-    let (up_here, down_here) = (local > 0, local + 1 < here);
+    let alone = here == n;
+    let (first, last) = (alone && local == 0, alone && local + 1 == here);
+    let pick = |on: bool, wrap: Wrap| if on { wrap } else { Wrap::None };
+    let wraps = [
+        pick(first, Wrap::First),
+        pick(last, Wrap::Last),
+        if first {
+            Wrap::First
+        } else {
+            pick(last, Wrap::Last)
+        },
+    ];
+    // Whether a halo for the rank above or below needs only a notification.
+    let up_here = local > 0 || first;
+    let fly_down_here = local + 1 < here || last;
+    let out_down_here = local + 1 < here || last && !first;
     let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
     let threads = rank.threads_per_rank() as usize;
-    let walk = |t: &dcuda_device::Thread| Walk {
+    let walk = |t: &dcuda_device::Thread, wrap| Walk {
         thread: t.index() as usize,
         threads,
         // Across the band's rows, one point at a time, fixed in the code:
         // see `Order::Across` and `fresh` below.
         order: Order::Across,
         prefetch: AHEAD,
+        wrap,
     };
 
     // The halo puts' destinations, checked and looked up once: a halo
@@ -124,13 +145,14 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     };
     for k in 0..args.iters {
         // SAFETY (the three stages): a rank writes only its rows of a field
+        // (and an edge rank a halo row across the wrap, as a put would)
         // and reads its rows and the halos that the waits before made
         // current; a neighbour writes them again only after notifications
         // that this rank sends after reading them.
         rank.trace("laplacian", |rank| {
             rank.threads(|t| {
                 let (inp, _, work, shape) = fresh(k);
-                unsafe { laplacian(shape, inp, work.lap, rows, walk(t)) }
+                unsafe { laplacian(shape, inp, work.lap, rows, walk(t, wraps[0])) }
             })
         });
         // Fluxes in y need the Laplacian of the row below the band.
@@ -143,11 +165,11 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         rank.trace("fluxes", |rank| {
             rank.threads(|t| {
                 let (inp, _, work, shape) = fresh(k);
-                unsafe { fluxes(shape, inp, work, rows, walk(t)) }
+                unsafe { fluxes(shape, inp, work, rows, walk(t, wraps[1])) }
             })
         });
         // The output needs the y flux of the row above the band.
-        if down_here {
+        if fly_down_here {
             rank.notify(world, below, tag(FLY, k));
         } else {
             rank.put_notify_to(fly_down, row(fresh(k).2.fly, rows.1 - 1), tag(FLY, k));
@@ -156,12 +178,12 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
         rank.trace("output", |rank| {
             rank.threads(|t| {
                 let (inp, out, work, shape) = fresh(k);
-                unsafe { output(shape, inp, work, out, rows, walk(t)) }
+                unsafe { output(shape, inp, work, out, rows, walk(t, wraps[2])) }
             })
         });
         // The next Laplacian needs the new state of the rows on both sides.
         let next = (k as usize + 1) % 2;
-        if up_here && down_here {
+        if up_here && out_down_here {
             rank.notify_each(world, &[above, below], tag(OUT, k));
         } else {
             if up_here {
@@ -169,7 +191,7 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
             } else {
                 rank.put_notify_to(out_up[next], row(fresh(k).1, rows.0), tag(OUT, k));
             }
-            if down_here {
+            if out_down_here {
                 rank.notify(world, below, tag(OUT, k));
             } else {
                 rank.put_notify_to(out_down[next], row(fresh(k).1, rows.1 - 1), tag(OUT, k));

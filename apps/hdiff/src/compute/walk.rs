@@ -22,6 +22,76 @@ pub struct Walk {
     /// threads at 64 registers has fewer warps an SM than a kernel of
     /// small blocks, and a batch costs it registers.
     pub prefetch: u32,
+    /// The process's edge rows also stored at its halo rows across the
+    /// periodic wrap, as [`Wrap`] says.
+    pub wrap: Wrap,
+}
+
+/// Which of a process's edge rows a stage also stores at the halo row
+/// across the periodic wrap, where the wrap's neighbour shares the
+/// fields (one process). The rank that computes the row then announces
+/// it with a notification, as within the process, instead of putting a
+/// copy of the row after the stage (the put's copy is on the ring's path;
+/// a store in the stage is not). The baseline's kernels never do: the
+/// host moves their halos. At most one row a stage: a second compare a
+/// point cost the rank kernel's loops registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrap {
+    /// No row stored twice.
+    None,
+    /// The process's first row (1) also at its bottom halo row
+    /// (`rows − 1`).
+    First,
+    /// The process's last row (`rows − 2`) also at its top halo row (0).
+    Last,
+}
+
+/// Where a walk also stores the points of one row (see [`Wrap`]).
+#[derive(Clone, Copy)]
+struct Mirror {
+    /// The band-relative row; `u32::MAX`: none.
+    row: u32,
+    /// The element offset to add (wrapping: negative for `Wrap::Last`).
+    offset: usize,
+}
+
+impl Mirror {
+    #[inline(always)]
+    fn new(shape: Shape, rows: (usize, usize), wrap: Wrap) -> Mirror {
+        let own = shape.rows as usize - 2;
+        let span = own * shape.width();
+        let (j, offset) = match wrap {
+            Wrap::None => {
+                return Mirror {
+                    row: u32::MAX,
+                    offset: 0,
+                }
+            }
+            Wrap::First => (1, span),
+            Wrap::Last => (own, span.wrapping_neg()),
+        };
+        let row = if j >= rows.0 && j < rows.1 {
+            (j - rows.0) as u32
+        } else {
+            u32::MAX
+        };
+        Mirror { row, offset }
+    }
+
+    /// Stores `v` at `c`, and again across the wrap if band row `r` is
+    /// the mirrored one.
+    #[inline(always)]
+    fn store<V: Copy>(
+        &self,
+        r: u32,
+        (c, x, v): (usize, u32, V),
+        store: &mut impl FnMut(usize, u32, V),
+    ) {
+        store(c, x, v);
+        if r == self.row {
+            store(c.wrapping_add(self.offset), x, v);
+        }
+    }
 }
 
 /// The order of a [`Walk`].
@@ -60,16 +130,16 @@ pub enum Order {
 
 /// Runs the stencil `load` (`c` the index in the fields, `x` the column)
 /// for this thread's points of rows `rows` whose column is in `xs`, and
-/// `store` with each result, as `walk` says. `ahead(c)` names the lines
-/// the stencil at `c` reads, for `walk.prefetch`: five, repeated where a
-/// stencil reads fewer (one type for the three stencils).
+/// `store` with each result, as `walk` says. `ahead(c)` names the `L`
+/// lines the stencil at `c` reads, for `walk.prefetch`, each once (a
+/// prefetch is a memory instruction).
 #[inline(always)]
-pub(super) fn each_point<V: Copy + Default>(
+pub(super) fn each_point<V: Copy + Default, const L: usize>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
     walk: Walk,
-    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; L]),
     store: impl FnMut(usize, u32, V),
 ) {
     let fns = (load, ahead);
@@ -78,16 +148,16 @@ pub(super) fn each_point<V: Copy + Default>(
         Order::Down { batch, chunk } => (batch, chunk),
     };
     match batch {
-        1 => batched::<V, 1>(shape, rows, xs, (walk, chunk), fns, store),
-        2 => batched::<V, 2>(shape, rows, xs, (walk, chunk), fns, store),
-        4 => batched::<V, 4>(shape, rows, xs, (walk, chunk), fns, store),
-        _ => batched::<V, 8>(shape, rows, xs, (walk, chunk), fns, store),
+        1 => batched::<V, 1, L>(shape, rows, xs, (walk, chunk), fns, store),
+        2 => batched::<V, 2, L>(shape, rows, xs, (walk, chunk), fns, store),
+        4 => batched::<V, 4, L>(shape, rows, xs, (walk, chunk), fns, store),
+        _ => batched::<V, 8, L>(shape, rows, xs, (walk, chunk), fns, store),
     }
 }
 
 // ANCHOR: walk
 #[inline(always)]
-fn batched<V: Copy + Default, const B: usize>(
+fn batched<V: Copy + Default, const B: usize, const L: usize>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
@@ -96,14 +166,16 @@ fn batched<V: Copy + Default, const B: usize>(
             thread,
             threads,
             prefetch,
+            wrap,
             ..
         },
         chunk,
     ): (Walk, u32),
-    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; L]),
     mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
+    let mirror = Mirror::new(shape, rows, wrap);
     // A chunk of 0 known at compile time leaves the loop of rows alone.
     let chunk = if chunk == 0 { w } else { chunk as usize };
     let mut from = 0;
@@ -134,7 +206,7 @@ fn batched<V: Copy + Default, const B: usize>(
                 }
                 for (c, x, live, v) in points {
                     if live {
-                        store(c, x, v);
+                        mirror.store((j - rows.0) as u32, (c, x, v), &mut store);
                     }
                 }
                 e += B * threads;
@@ -157,12 +229,12 @@ fn batched<V: Copy + Default, const B: usize>(
 /// (at the 64 registers of a rank of 1024 threads). With one row it is
 /// the stride walk. Threads must be whole warps (ranks are).
 #[inline(always)]
-fn across<V: Copy + Default>(
+fn across<V: Copy + Default, const L: usize>(
     shape: Shape,
     rows: (usize, usize),
     xs: (u32, u32),
     walk: Walk,
-    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; 5]),
+    (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; L]),
     mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
@@ -170,6 +242,7 @@ fn across<V: Copy + Default>(
     if band == 0 {
         return;
     }
+    let mirror = Mirror::new(shape, rows, walk.wrap);
     let (warp, lane, warps) = (walk.thread / 32, walk.thread % 32, walk.threads / 32);
     // A task is its row within the band, its first point in the row (32
     // bits: a row is under 2^31 points, `check` says so), its first
@@ -222,7 +295,7 @@ fn across<V: Copy + Default>(
         let (at, c, x) = (task.1 + lane32, task.2 + lane, task.3);
         if at < w32 && x >= xs.0 && x < xs.1 {
             let v = load(c, x);
-            store(c, x, v);
+            mirror.store(task.0, (c, x, v), &mut store);
         }
         task = ahead_task;
     }

@@ -31,6 +31,7 @@ fn across_takes_each_point_of_the_band_once() {
                         threads,
                         order: Order::Across,
                         prefetch: 1,
+                        wrap: Wrap::None,
                     };
                     let load = |c: usize, x: u32| {
                         assert_eq!(c % w % nx as usize, x as usize);
