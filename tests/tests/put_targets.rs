@@ -65,6 +65,7 @@ fn misused_put_targets_are_errors_naming_rank_call_and_slot() {
         "rank 1: put_target: no put target slot is free: at most 16 put targets may be live on a rank at once; free those you are done with (free_put_target, or win_free of their window)",
         "rank 1: put_notify_to: the source has 3 elements, but the put target at rank 0 holds 2: a put to a target writes at most the count it was made with",
         "rank 1: put_target: elements 15..17 are outside the target window of rank 0, which has 16 elements",
+        "rank 1: put_target_slice: the put target handle is stale: its slot 0 was freed (free_put_target, or win_free of its window); make a new one with put_target",
     ];
     for (case, want) in cases.iter().enumerate() {
         let (data, out) = (rt.alloc::<u32>(64).unwrap(), rt.alloc::<u32>(64).unwrap());

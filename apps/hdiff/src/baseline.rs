@@ -2,7 +2,7 @@
 //! rank kernel, launched once per stage over a band of rows split among
 //! the blocks as the rank kernel splits them among ranks.
 
-use crate::compute::{fluxes, laplacian, output, split, Order, Shape, Walk, Work, Wrap};
+use crate::compute::{fluxes, laplacian, output, split, Mirror, Order, Shape, Walk, Work};
 use dcuda_device::arch::{block_dim, block_idx, global_timer, grid_dim, thread_idx};
 use dcuda_device::kernel::KernelParam;
 use dcuda_device::{kernel, DeviceSlice};
@@ -67,7 +67,7 @@ unsafe fn stage(s: StageArgs, batch: u32, chunked: bool, prefetched: bool) {
         },
         prefetch: if prefetched { s.prefetch } else { 0 },
         // The host moves the halos.
-        wrap: Wrap::None,
+        mirror: Mirror::NONE,
     };
     match s.stage {
         0 => laplacian(s.shape, s.inp, s.work.lap, rows, walk),

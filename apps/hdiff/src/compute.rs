@@ -8,9 +8,11 @@
 
 use dcuda_device::DeviceSlice;
 
+mod mirror;
 mod walk;
+pub use mirror::Mirror;
 use walk::each_point;
-pub use walk::{Order, Walk, Wrap};
+pub use walk::{Order, Walk};
 
 /// Rows `start..end` of `n` rows that part `i` of `parts` owns: an even
 /// split, sizes differing by at most one.
@@ -90,8 +92,8 @@ fn check(shape: Shape, rows: (usize, usize), fields: &[DeviceSlice<f64>]) {
 ///
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 − 1 ..= rows.1` of `inp` or
-/// touches this thread's points of `lap`, or their copies across the wrap
-/// that `walk.wrap` stores.
+/// touches this thread's points of `lap`; a row `walk.mirror` names has a
+/// row's elements at its `to`, whose points nothing else touches.
 #[inline(always)]
 pub unsafe fn laplacian(
     shape: Shape,
@@ -113,7 +115,7 @@ pub unsafe fn laplacian(
         (1, shape.nx - 1),
         walk,
         (stencil, ahead),
-        |c, _, v| *l.add(c) = v,
+        (|c, _, v| *l.add(c) = v, |to: *mut f64, _, v| *to = v),
     );
 }
 
@@ -134,8 +136,9 @@ fn limit(flux: f64, gradient: f64) -> f64 {
 ///
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 ..= rows.1` of `inp` and
-/// `lap` or touches this thread's points of `flx` and `fly`, or their
-/// copies across the wrap that `walk.wrap` stores.
+/// `lap` or touches this thread's points of `flx` and `fly`; a row
+/// `walk.mirror` names (its y fluxes) has a row's elements at its `to`,
+/// whose points nothing else touches.
 #[inline(always)]
 pub unsafe fn fluxes(
     shape: Shape,
@@ -164,12 +167,20 @@ pub unsafe fn fluxes(
         (1, shape.nx - 2),
         walk,
         (stencil, ahead),
-        |c, x, (x_flux, y_flux)| {
-            *fx.add(c) = x_flux;
-            if x >= 2 {
-                *fy.add(c) = y_flux;
-            }
-        },
+        (
+            |c, x, (x_flux, y_flux)| {
+                *fx.add(c) = x_flux;
+                if x >= 2 {
+                    *fy.add(c) = y_flux;
+                }
+            },
+            // Only the y flux crosses to a neighbour.
+            |to: *mut f64, x, (_, y_flux)| {
+                if x >= 2 {
+                    *to = y_flux
+                }
+            },
+        ),
     );
 }
 
@@ -180,7 +191,8 @@ pub unsafe fn fluxes(
 /// # Safety
 /// While it runs, nothing writes rows `rows.0 − 1 .. rows.1` of `fly`,
 /// rows `rows` of `inp` and `flx`, or touches this thread's points of
-/// `out`, or their copies across the wrap that `walk.wrap` stores.
+/// `out`; a row `walk.mirror` names has a row's elements at its `to`,
+/// whose points nothing else touches.
 #[inline(always)]
 pub unsafe fn output(
     shape: Shape,
@@ -209,7 +221,7 @@ pub unsafe fn output(
         (0, shape.nx),
         walk,
         (stencil, ahead),
-        |c, _, v| *o.add(c) = v,
+        (|c, _, v| *o.add(c) = v, |to: *mut f64, _, v| *to = v),
     );
 }
 // ANCHOR_END: stencils

@@ -1,11 +1,12 @@
 //! The dcuda version: one persistent kernel, a rank per block, each rank
 //! owning a band of rows and announcing each stage's halos as soon as it
-//! has computed them: a notification to a neighbour in the same process
-//! (across the periodic wrap too, whose halo rows the edge ranks store as
-//! they compute them), a notified put to another process.
+//! has computed them: a notification to a neighbour in the same process;
+//! across the periodic wrap and to another process, the edge rank's row
+//! stored at the neighbour's halo row as it is computed, where the rank
+//! can store there, and a notification; else a notified put.
 
-use crate::compute::{fluxes, laplacian, output, split, Order, Shape, Walk, Work, Wrap};
-use dcuda_device::{rank, DeviceSlice, Max, Rank};
+use crate::compute::{fluxes, laplacian, output, split, Mirror, Order, Shape, Walk, Work};
+use dcuda_device::{rank, shared_array, DeviceSlice, Max, PutTarget, Rank};
 
 /// Arguments of [`hdiff`](HDIFF).
 #[repr(C)]
@@ -30,6 +31,9 @@ pub struct HdiffArgs {
     /// the barrier after them.
     pub elapsed: DeviceSlice<u64>,
 }
+
+// Where the edge ranks' rows go when stored there (see `there` below).
+shared_array!(static HALOS_THERE: [u64; 6]);
 
 /// The notification tags: a stage's, told apart from the next iteration's.
 fn tag(stage: u32, k: u32) -> u32 {
@@ -73,40 +77,26 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     // The rank's rows in the process's fields.
     let rows = (lo + 1, hi + 1);
     // Within the process the fields are shared, so a halo for a neighbour
-    // there needs only its notification. So does the periodic wrap's
-    // where one process holds every row: its first and last rank store
-    // their edge rows at the halo rows across the wrap as they compute
-    // them (`Wrap`): the Laplacian's first row and the y flux's last (read
-    // across the wrap by the next stage), the output's both (one of them
-    // put where a rank has every row: a stage stores one row twice at
-    // most). Between processes the edge ranks put theirs.
+    // there needs only its notification. The first and the last rank of
+    // the process store their edge row a second time, at the neighbour's
+    // halo row, as they compute it, where they can store there themselves
+    // (across the periodic wrap within the process, or on a mapped GPU:
+    // `Mirror`, `Rank::put_target_slice`), and then notify too; else they
+    // put the row after the stage. A stage stores one row twice at most:
+    // where a rank has all of its process's rows, the output's last row
+    // is put.
     let (local, here) = (rank.device().rank(), rank.device().size());
-    let alone = here == n;
-    let (first, last) = (alone && local == 0, alone && local + 1 == here);
-    let pick = |on: bool, wrap: Wrap| if on { wrap } else { Wrap::None };
-    let wraps = [
-        pick(first, Wrap::First),
-        pick(last, Wrap::Last),
-        if first {
-            Wrap::First
-        } else {
-            pick(last, Wrap::Last)
-        },
-    ];
-    // Whether a halo for the rank above or below needs only a notification.
-    let up_here = local > 0 || first;
-    let fly_down_here = local + 1 < here || last;
-    let out_down_here = local + 1 < here || last && !first;
+    let (first, last) = (local == 0, local + 1 == here);
     let row = |field: DeviceSlice<f64>, j: usize| field.slice(j * w..(j + 1) * w);
     let threads = rank.threads_per_rank() as usize;
-    let walk = |t: &dcuda_device::Thread, wrap| Walk {
+    let walk = |t: &dcuda_device::Thread, mirror| Walk {
         thread: t.index() as usize,
         threads,
         // Across the band's rows, one point at a time, fixed in the code:
         // see `Order::Across` and `fresh` below.
         order: Order::Across,
         prefetch: AHEAD,
-        wrap,
+        mirror,
     };
 
     // The halo puts' destinations, checked and looked up once: a halo
@@ -117,6 +107,43 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     let fly_down = down(rank, fly_win);
     let out_up = [up(rank, states[0]), up(rank, states[1])];
     let out_down = [down(rank, states[0]), down(rank, states[1])];
+    // Where the edge rows go when stored there, looked up once and kept in
+    // shared memory (0 where the row is put): the Laplacian's up, the y
+    // flux's down, the output's up and down for each state. Looked up at
+    // each stage, or kept across the loop in registers, they cost the
+    // rank body spills on the ring's path.
+    let there = |rank: &mut Rank, on: bool, to: PutTarget<f64>| {
+        // SAFETY: used in the loop, while the targets' windows live; the
+        // stores are the put's (see the stages').
+        let halo = if on {
+            unsafe { rank.put_target_slice(to) }
+        } else {
+            None
+        };
+        halo.map_or(0, |h| h.as_mut_ptr() as u64)
+    };
+    let found = [
+        there(rank, first, lap_up),
+        there(rank, last, fly_down),
+        there(rank, first, out_up[0]),
+        there(rank, first, out_up[1]),
+        there(rank, last, out_down[0]),
+        there(rank, last, out_down[1]),
+    ];
+    rank.threads(|t| {
+        if let Some(&at) = found.get(t.index() as usize) {
+            HALOS_THERE.set(t.index() as usize, at);
+        }
+    });
+    let mirror = |i: usize, j: usize| match HALOS_THERE.get(i) {
+        0 => Mirror::NONE,
+        // SAFETY: a row of the target's window (its count), which lives
+        // through the loop.
+        at => Mirror {
+            row: j,
+            to: unsafe { DeviceSlice::from_raw_parts(at as *mut f64, w) },
+        },
+    };
     rank.barrier(world);
     let started = rank.timestamp();
     // The fields and the shape, read from the rank's staged arguments
@@ -145,53 +172,63 @@ pub fn hdiff(rank: &mut Rank, args: &HdiffArgs) {
     };
     for k in 0..args.iters {
         // SAFETY (the three stages): a rank writes only its rows of a field
-        // (and an edge rank a halo row across the wrap, as a put would)
+        // (and an edge rank a neighbour's halo row, as its put would)
         // and reads its rows and the halos that the waits before made
         // current; a neighbour writes them again only after notifications
         // that this rank sends after reading them.
+        let up = mirror(0, rows.0);
         rank.trace("laplacian", |rank| {
             rank.threads(|t| {
                 let (inp, _, work, shape) = fresh(k);
-                unsafe { laplacian(shape, inp, work.lap, rows, walk(t, wraps[0])) }
+                unsafe { laplacian(shape, inp, work.lap, rows, walk(t, up)) }
             })
         });
         // Fluxes in y need the Laplacian of the row below the band.
-        if up_here {
+        if !first || up.is_some() {
             rank.notify(world, above, tag(LAP, k));
         } else {
             rank.put_notify_to(lap_up, row(fresh(k).2.lap, rows.0), tag(LAP, k));
         }
         rank.wait_notifications(tag(LAP, k), 1);
+        let down = mirror(1, rows.1 - 1);
         rank.trace("fluxes", |rank| {
             rank.threads(|t| {
                 let (inp, _, work, shape) = fresh(k);
-                unsafe { fluxes(shape, inp, work, rows, walk(t, wraps[1])) }
+                unsafe { fluxes(shape, inp, work, rows, walk(t, down)) }
             })
         });
         // The output needs the y flux of the row above the band.
-        if fly_down_here {
+        if !last || down.is_some() {
             rank.notify(world, below, tag(FLY, k));
         } else {
             rank.put_notify_to(fly_down, row(fresh(k).2.fly, rows.1 - 1), tag(FLY, k));
         }
         rank.wait_notifications(tag(FLY, k), 1);
+        let next = (k as usize + 1) % 2;
+        let up = mirror(2 + next, rows.0);
+        let down = if up.is_some() {
+            Mirror::NONE
+        } else {
+            mirror(4 + next, rows.1 - 1)
+        };
+        let stored = if up.is_some() { up } else { down };
         rank.trace("output", |rank| {
             rank.threads(|t| {
                 let (inp, out, work, shape) = fresh(k);
-                unsafe { output(shape, inp, work, out, rows, walk(t, wraps[2])) }
+                unsafe { output(shape, inp, work, out, rows, walk(t, stored)) }
             })
         });
         // The next Laplacian needs the new state of the rows on both sides.
-        let next = (k as usize + 1) % 2;
-        if up_here && out_down_here {
+        let (up_told, down_told) = (!first || up.is_some(), !last || down.is_some());
+        if up_told && down_told {
             rank.notify_each(world, &[above, below], tag(OUT, k));
         } else {
-            if up_here {
+            if up_told {
                 rank.notify(world, above, tag(OUT, k));
             } else {
                 rank.put_notify_to(out_up[next], row(fresh(k).1, rows.0), tag(OUT, k));
             }
-            if out_down_here {
+            if down_told {
                 rank.notify(world, below, tag(OUT, k));
             } else {
                 rank.put_notify_to(out_down[next], row(fresh(k).1, rows.1 - 1), tag(OUT, k));

@@ -195,6 +195,7 @@ codes! {
         PutNotifyTo = 43 => "put_notify_to",
         FreePutTarget = 44 => "free_put_target",
         NotifyEach = 45 => "notify_each",
+        PutTargetSlice = 46 => "put_target_slice",
     }
 }
 

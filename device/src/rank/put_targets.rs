@@ -104,6 +104,34 @@ impl Rank {
         )
     }
 
+    /// Where a target made by [`put_target`](Self::put_target) lies, when
+    /// this rank can store to it itself: the target's `count` elements on
+    /// this GPU or on a GPU whose memory is mapped here (the direct
+    /// route), as `MPI_Win_shared_query` or `nvshmem_ptr` give them;
+    /// `None` where the data must be moved for the rank (through the host
+    /// or NVSHMEM) or the window is matched. Writing there with plain
+    /// stores and then [`notify`](Self::notify)ing the target is a put
+    /// without the copy: the notification orders the rank's earlier
+    /// writes before it, as a put's does. Block-collective, like the
+    /// target; the same answer on every thread.
+    ///
+    /// # Safety
+    /// The slice is valid only while the target is (until
+    /// [`free_put_target`](Self::free_put_target) or its window's
+    /// [`win_free`](Self::win_free)): no copy of it is used after. Writes
+    /// through it follow the window's rules as a put's would: the target
+    /// neither reads nor writes those elements until the notification
+    /// that announces them.
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn put_target_slice<T: DeviceCopy>(
+        &mut self,
+        to: PutTarget<T>,
+    ) -> Option<DeviceSlice<T>> {
+        arch::block::enter_call("put_target_slice", []);
+        self.rt.put_target_slice(&mut self.block, to)
+    }
+
     /// Frees a target made by [`put_target`](Self::put_target), so that
     /// its slot can hold another; its handle is stale from then on.
     #[inline(always)]

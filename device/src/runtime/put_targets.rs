@@ -173,6 +173,28 @@ impl Runtime {
         }
     }
 
+    /// The elements `to` writes, where this rank stores to them itself:
+    /// on this device or a mapped GPU, the window not matched; `None` on
+    /// the routes that move data for it (the host's, NVSHMEM's).
+    #[inline(always)]
+    pub fn put_target_slice<T: DeviceCopy>(
+        &self,
+        block: &mut Block,
+        to: PutTarget<T>,
+    ) -> Option<DeviceSlice<T>> {
+        self.check_live_target(block, Call::PutTargetSlice, &to);
+        let (_, flags) = halves(word(to.slot(), ROUTE));
+        let route = Route::from_u32(flags & 0xff).unwrap_or(Route::Host);
+        if direct_scope(route).is_none() || flags & MATCHED != 0 {
+            return None;
+        }
+        let (dst, count) = (word(to.slot(), DST), word(to.slot(), COUNT));
+        // SAFETY: the range was checked inside the target's window part
+        // when the target was made, and this rank reaches it at `dst`;
+        // the caller keeps to the window's life.
+        Some(unsafe { DeviceSlice::from_raw_parts(dst as *mut T, count as usize) })
+    }
+
     /// The rank in the window's communicator that `to` writes to.
     #[inline(always)]
     pub fn put_target_rank<T>(&self, to: &PutTarget<T>) -> u32 {

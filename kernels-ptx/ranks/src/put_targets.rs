@@ -11,7 +11,9 @@ pub const SMALL_WORDS: u32 = 4;
 
 /// Ring exchange through put targets made once: each round every rank
 /// puts its first `words - 4` values (`me·1000 + round + k`) into the next
-/// rank's window with `put_notify_to`, and its last four into the window's
+/// rank's window with `put_notify_to` (every third round, where it can,
+/// by storing them where `put_target_slice` says and a `notify`), and its
+/// last four into the window's
 /// last four words: by `put_notify_to` in even rounds, by `put_to` of
 /// three of them and a `notify` in odd ones. Then the small target is
 /// freed and made again (its slot reused) for one more put of
@@ -33,7 +35,26 @@ pub fn put_target_ring(rank: &mut Rank, args: &CheckArgs) {
     for round in 0..args.rounds {
         let tag = round % 256;
         fill(rank, out, |k| me * 1000 + round + k as u32);
-        rank.put_notify_to(to_big, out.slice(0..big), tag);
+        // Every third round the big part is stored where the target lies,
+        // where this rank can store there (this device, a mapped GPU),
+        // then notified: a put without the copy.
+        // SAFETY: used in this round, while the window lives; the next
+        // rank reads it only after the notification.
+        match unsafe { rank.put_target_slice(to_big) }.filter(|_| round % 3 == 2) {
+            Some(there) => {
+                let threads = rank.threads_per_rank() as usize;
+                rank.threads(|t| {
+                    let mut k = t.index() as usize;
+                    while k < big {
+                        // SAFETY: this thread's elements; `out` is this rank's.
+                        unsafe { there.write(k, out.read(k)) };
+                        k += threads;
+                    }
+                });
+                rank.notify(world, next, tag);
+            }
+            None => rank.put_notify_to(to_big, out.slice(0..big), tag),
+        }
         if round % 2 == 0 {
             rank.put_notify_to(to_small, out.slice(big..words), tag);
         } else {
@@ -61,7 +82,8 @@ pub fn put_target_ring(rank: &mut Rank, args: &CheckArgs) {
 /// Misused put targets; rank 1 makes the mistake. 0: a target used after
 /// `free_put_target`; 1: a target used after its window was freed (and a
 /// new one made); 2: a seventeenth target; 3: a source longer than the
-/// target; 4: a target past the window's end.
+/// target; 4: a target past the window's end; 5: `put_target_slice` of a
+/// freed target.
 #[rank]
 pub fn put_target_misuse(rank: &mut Rank, args: &CheckArgs) {
     let world = rank.world();
@@ -101,9 +123,17 @@ pub fn put_target_misuse(rank: &mut Rank, args: &CheckArgs) {
                 rank.put_notify_to(to, data.slice(0..3), 0);
             }
         }
-        _ => {
+        4 => {
             if me == 1 {
                 rank.put_target(win, 0, words - 1, 2);
+            }
+        }
+        _ => {
+            let to = rank.put_target(win, 0, 0, 1);
+            rank.free_put_target(to);
+            if me == 1 {
+                // SAFETY: refused before any use.
+                let _ = unsafe { rank.put_target_slice(to) };
             }
         }
     }

@@ -2,6 +2,7 @@
 //! band by chunks (the baseline's) and the walk across the band's rows (the
 //! rank kernel's).
 
+use super::mirror::{BandMirror, Mirror};
 use super::Shape;
 use dcuda_device::arch;
 
@@ -22,76 +23,8 @@ pub struct Walk {
     /// threads at 64 registers has fewer warps an SM than a kernel of
     /// small blocks, and a batch costs it registers.
     pub prefetch: u32,
-    /// The process's edge rows also stored at its halo rows across the
-    /// periodic wrap, as [`Wrap`] says.
-    pub wrap: Wrap,
-}
-
-/// Which of a process's edge rows a stage also stores at the halo row
-/// across the periodic wrap, where the wrap's neighbour shares the
-/// fields (one process). The rank that computes the row then announces
-/// it with a notification, as within the process, instead of putting a
-/// copy of the row after the stage (the put's copy is on the ring's path;
-/// a store in the stage is not). The baseline's kernels never do: the
-/// host moves their halos. At most one row a stage: a second compare a
-/// point cost the rank kernel's loops registers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wrap {
-    /// No row stored twice.
-    None,
-    /// The process's first row (1) also at its bottom halo row
-    /// (`rows − 1`).
-    First,
-    /// The process's last row (`rows − 2`) also at its top halo row (0).
-    Last,
-}
-
-/// Where a walk also stores the points of one row (see [`Wrap`]).
-#[derive(Clone, Copy)]
-struct Mirror {
-    /// The band-relative row; `u32::MAX`: none.
-    row: u32,
-    /// The element offset to add (wrapping: negative for `Wrap::Last`).
-    offset: usize,
-}
-
-impl Mirror {
-    #[inline(always)]
-    fn new(shape: Shape, rows: (usize, usize), wrap: Wrap) -> Mirror {
-        let own = shape.rows as usize - 2;
-        let span = own * shape.width();
-        let (j, offset) = match wrap {
-            Wrap::None => {
-                return Mirror {
-                    row: u32::MAX,
-                    offset: 0,
-                }
-            }
-            Wrap::First => (1, span),
-            Wrap::Last => (own, span.wrapping_neg()),
-        };
-        let row = if j >= rows.0 && j < rows.1 {
-            (j - rows.0) as u32
-        } else {
-            u32::MAX
-        };
-        Mirror { row, offset }
-    }
-
-    /// Stores `v` at `c`, and again across the wrap if band row `r` is
-    /// the mirrored one.
-    #[inline(always)]
-    fn store<V: Copy>(
-        &self,
-        r: u32,
-        (c, x, v): (usize, u32, V),
-        store: &mut impl FnMut(usize, u32, V),
-    ) {
-        store(c, x, v);
-        if r == self.row {
-            store(c.wrapping_add(self.offset), x, v);
-        }
-    }
+    /// A row also stored at a neighbour's halo row ([`Mirror`]).
+    pub mirror: Mirror,
 }
 
 /// The order of a [`Walk`].
@@ -140,11 +73,11 @@ pub(super) fn each_point<V: Copy + Default, const L: usize>(
     xs: (u32, u32),
     walk: Walk,
     (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; L]),
-    store: impl FnMut(usize, u32, V),
+    (store, also): (impl FnMut(usize, u32, V), impl FnMut(*mut f64, u32, V)),
 ) {
     let fns = (load, ahead);
     let (batch, chunk) = match walk.order {
-        Order::Across => return across(shape, rows, xs, walk, fns, store),
+        Order::Across => return across(shape, rows, xs, walk, fns, (store, also)),
         Order::Down { batch, chunk } => (batch, chunk),
     };
     match batch {
@@ -166,7 +99,7 @@ fn batched<V: Copy + Default, const B: usize, const L: usize>(
             thread,
             threads,
             prefetch,
-            wrap,
+            mirror,
             ..
         },
         chunk,
@@ -175,7 +108,8 @@ fn batched<V: Copy + Default, const B: usize, const L: usize>(
     mut store: impl FnMut(usize, u32, V),
 ) {
     let w = shape.width();
-    let mirror = Mirror::new(shape, rows, wrap);
+    // The baseline's walk: its halos are the host's to move.
+    assert!(!mirror.is_some(), "hdiff: the walk down stores no mirror");
     // A chunk of 0 known at compile time leaves the loop of rows alone.
     let chunk = if chunk == 0 { w } else { chunk as usize };
     let mut from = 0;
@@ -206,7 +140,7 @@ fn batched<V: Copy + Default, const B: usize, const L: usize>(
                 }
                 for (c, x, live, v) in points {
                     if live {
-                        mirror.store((j - rows.0) as u32, (c, x, v), &mut store);
+                        store(c, x, v);
                     }
                 }
                 e += B * threads;
@@ -235,14 +169,14 @@ fn across<V: Copy + Default, const L: usize>(
     xs: (u32, u32),
     walk: Walk,
     (load, ahead): (impl Fn(usize, u32) -> V, impl Fn(usize) -> [*const f64; L]),
-    mut store: impl FnMut(usize, u32, V),
+    (mut store, mut also): (impl FnMut(usize, u32, V), impl FnMut(*mut f64, u32, V)),
 ) {
     let w = shape.width();
     let band = rows.1 - rows.0;
     if band == 0 {
         return;
     }
-    let mirror = Mirror::new(shape, rows, walk.wrap);
+    let mirror = BandMirror::new(walk.mirror, rows, w);
     let (warp, lane, warps) = (walk.thread / 32, walk.thread % 32, walk.threads / 32);
     // A task is its row within the band, its first point in the row (32
     // bits: a row is under 2^31 points, `check` says so), its first
@@ -295,7 +229,8 @@ fn across<V: Copy + Default, const L: usize>(
         let (at, c, x) = (task.1 + lane32, task.2 + lane, task.3);
         if at < w32 && x >= xs.0 && x < xs.1 {
             let v = load(c, x);
-            mirror.store(task.0, (c, x, v), &mut store);
+            // SAFETY: as the stencil's caller promised; `at` is in the row.
+            unsafe { mirror.store((task.0, at as usize), (c, x, v), (&mut store, &mut also)) };
         }
         task = ahead_task;
     }
