@@ -42,15 +42,7 @@ pub fn put_target_ring(rank: &mut Rank, args: &CheckArgs) {
         // rank reads it only after the notification.
         match unsafe { rank.put_target_slice(to_big) }.filter(|_| round % 3 == 2) {
             Some(there) => {
-                let threads = rank.threads_per_rank() as usize;
-                rank.threads(|t| {
-                    let mut k = t.index() as usize;
-                    while k < big {
-                        // SAFETY: this thread's elements; `out` is this rank's.
-                        unsafe { there.write(k, out.read(k)) };
-                        k += threads;
-                    }
-                });
+                fill(rank, there, |k| me * 1000 + round + k as u32);
                 rank.notify(world, next, tag);
             }
             None => rank.put_notify_to(to_big, out.slice(0..big), tag),

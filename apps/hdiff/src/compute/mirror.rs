@@ -13,7 +13,10 @@ use dcuda_device::DeviceSlice;
 /// The baseline's kernels never do: the host moves their halos.
 ///
 /// One row a stage at most: a second compare a point cost the rank
-/// kernel's loops registers.
+/// kernel's loops registers. `NONE` is a sentinel row, not an `Option`:
+/// as `Option<Mirror>` the loops were the same, yet the rank body's
+/// spills moved and the seed's grid ran 4.7% slower
+/// (`bench/results/2026-11-30-hdiff-mirror-option-h200/`).
 #[derive(Clone, Copy, Debug)]
 pub struct Mirror {
     /// The row, in the process's fields; `usize::MAX`: none.
